@@ -1,0 +1,52 @@
+import { openAICompatibleModel } from '../openai-compatible.ts';
+import type { ProviderPlugin } from '../types.ts';
+
+/** The header carries `account_id:api_token`; Workers AI's OpenAI endpoint lives under the account. */
+function splitKey(value: string): { accountId: string; token: string } | undefined {
+  const colon = value.indexOf(':');
+  if (colon <= 0 || colon === value.length - 1) return undefined;
+  return { accountId: value.slice(0, colon), token: value.slice(colon + 1) };
+}
+
+const cloudflare: ProviderPlugin = {
+  id: 'cloudflare',
+  name: 'Cloudflare',
+  header: 'X-Cloudflare-Key',
+  keyPatterns: [/\bCF[A-Za-z0-9_-]{8,}/],
+  baseURL: 'https://api.cloudflare.com/client/v4',
+  priority: 70,
+  models: [
+    { id: '@cf/meta/llama-3.3-70b-instruct-fp8-fast', capabilities: ['fast', 'tool-use'], contextWindow: 24000 },
+    { id: '@cf/meta/llama-3.1-8b-instruct-fp8', capabilities: ['fast', 'tool-use'], contextWindow: 32000 },
+    { id: '@cf/meta/llama-4-scout-17b-16e-instruct', capabilities: ['fast', 'tool-use', 'long-context'], contextWindow: 131072 },
+    { id: '@cf/meta/llama-3.2-11b-vision-instruct', capabilities: ['vision', 'tool-use', 'long-context'], contextWindow: 128000 },
+    { id: '@cf/meta/llama-3.2-3b-instruct', capabilities: ['fast'], contextWindow: 80000 },
+    { id: '@cf/mistralai/mistral-small-3.1-24b-instruct', capabilities: ['fast', 'tool-use', 'long-context'], contextWindow: 128000 },
+    { id: '@cf/qwen/qwen2.5-coder-32b-instruct', capabilities: ['fast', 'tool-use'], contextWindow: 33000 },
+    { id: '@cf/qwen/qwq-32b', capabilities: ['reasoning'], contextWindow: 24000 },
+    { id: '@cf/qwen/qwen3-30b-a3b-fp8', capabilities: ['fast', 'tool-use'], contextWindow: 33000 },
+    { id: '@cf/deepseek-ai/deepseek-r1-distill-qwen-32b', capabilities: ['reasoning'], contextWindow: 80000 },
+    { id: '@cf/nvidia/nemotron-3-super-120b-a12b', capabilities: ['tool-use', 'long-context'], contextWindow: 256000 },
+    { id: '@cf/google/gemma-4-26b-a4b-it', capabilities: ['tool-use', 'long-context'], contextWindow: 256000 },
+    { id: '@cf/openai/gpt-oss-120b', capabilities: ['tool-use', 'reasoning', 'long-context'], contextWindow: 128000 },
+    { id: '@cf/openai/gpt-oss-20b', capabilities: ['fast', 'tool-use', 'long-context'], contextWindow: 128000 },
+    { id: '@cf/moonshotai/kimi-k2.7-code', capabilities: ['tool-use', 'long-context'], contextWindow: 262144 },
+    { id: '@cf/zai-org/glm-5.2', capabilities: ['reasoning', 'tool-use', 'long-context'], contextWindow: 262144 },
+    { id: '@cf/aisingapore/gemma-sea-lion-v4-27b-it', capabilities: ['tool-use', 'long-context'], contextWindow: 128000 },
+    { id: '@cf/ibm-granite/granite-4.0-h-micro', capabilities: ['tool-use', 'long-context'], contextWindow: 131072 },
+    { id: '@cf/meta/llama-guard-3-8b', capabilities: ['tool-use', 'long-context'], contextWindow: 131072 },
+  ],
+  checkKey: (value) =>
+    splitKey(value) ? undefined : 'X-Cloudflare-Key must have the form account_id:api_token.',
+  createModel: (options) => {
+    const parts = splitKey(options.key);
+    if (!parts) throw new Error('X-Cloudflare-Key must have the form account_id:api_token.');
+    return openAICompatibleModel('cloudflare', {
+      ...options,
+      key: parts.token,
+      baseURL: `${options.baseURL}/accounts/${encodeURIComponent(parts.accountId)}/ai/v1`,
+    });
+  },
+};
+
+export default cloudflare;

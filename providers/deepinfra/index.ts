@@ -1,0 +1,24 @@
+import { openAICompatibleModel } from '../openai-compatible.ts';
+import type { ProviderPlugin } from '../types.ts';
+
+const deepinfra: ProviderPlugin = {
+  id: 'deepinfra',
+  name: 'DeepInfra',
+  header: 'X-Deepinfra-Key',
+  keyPatterns: [],
+  baseURL: 'https://api.deepinfra.com/v1/openai',
+  priority: 110,
+  models: [
+    { id: 'meta-llama/Meta-Llama-3.3-70B-Instruct', capabilities: ['fast', 'tool-use', 'long-context'], contextWindow: 131072 },
+    { id: 'meta-llama/Meta-Llama-3.1-405B-Instruct', capabilities: ['reasoning', 'tool-use', 'long-context'], contextWindow: 131072 },
+    { id: 'meta-llama/Meta-Llama-3.1-8B-Instruct', capabilities: ['fast', 'tool-use', 'long-context'], contextWindow: 131072 },
+    { id: 'deepseek-ai/DeepSeek-V3', capabilities: ['reasoning', 'tool-use', 'long-context'], contextWindow: 131072 },
+    { id: 'deepseek-ai/DeepSeek-R1', capabilities: ['reasoning', 'tool-use', 'long-context'], contextWindow: 131072 },
+    { id: 'Qwen/Qwen3-32B', capabilities: ['reasoning', 'tool-use', 'long-context'], contextWindow: 131072 },
+    { id: 'Qwen/Qwen2.5-Coder-32B-Instruct', capabilities: ['fast', 'tool-use'], contextWindow: 32768 },
+    { id: 'mistralai/Mistral-Small-3.1-24B-Instruct', capabilities: ['fast', 'tool-use'], contextWindow: 32768 },
+  ],
+  createModel: (options) => openAICompatibleModel('deepinfra', options),
+};
+
+export default deepinfra;

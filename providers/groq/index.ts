@@ -1,0 +1,20 @@
+import { createGroq } from '@ai-sdk/groq';
+import type { ProviderPlugin } from '../types.ts';
+
+const groq: ProviderPlugin = {
+  id: 'groq',
+  name: 'Groq',
+  header: 'X-Groq-Key',
+  keyPatterns: [/gsk_[A-Za-z0-9]+/],
+  baseURL: 'https://api.groq.com/openai/v1',
+  priority: 10,
+  models: [
+    { id: 'llama-3.3-70b-versatile', capabilities: ['fast', 'tool-use', 'long-context'], contextWindow: 131072 },
+    { id: 'llama-3.1-8b-instant', capabilities: ['fast', 'tool-use', 'long-context'], contextWindow: 131072 },
+    { id: 'llama-4-scout-17b-16e-instruct', capabilities: ['fast', 'tool-use', 'long-context'], contextWindow: 131072, deprecated: true },
+    { id: 'llama-4-maverick-17b-128e-instruct', capabilities: ['fast', 'tool-use', 'vision', 'long-context'], contextWindow: 131072, deprecated: true },
+  ],
+  createModel: ({ modelId, key, baseURL, fetch }) => createGroq({ apiKey: key, baseURL, fetch }).languageModel(modelId),
+};
+
+export default groq;

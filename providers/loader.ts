@@ -1,0 +1,26 @@
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { ProviderPlugin } from './types.ts';
+
+const providersDir = fileURLToPath(new URL('.', import.meta.url));
+
+/**
+ * Finds every `providers/<id>/index.ts` and returns their default exports,
+ * sorted by id so that start-up order never depends on the file system.
+ * Runs once at start-up; nothing here is on the request path.
+ */
+export async function loadProviderPlugins(dir: string = providersDir): Promise<ProviderPlugin[]> {
+  const entries = await readdir(dir, { withFileTypes: true });
+  const folders = entries.filter((entry) => entry.isDirectory()).map((entry) => entry.name).sort();
+  const plugins: ProviderPlugin[] = [];
+  for (const folder of folders) {
+    const module: { default?: ProviderPlugin } = await import(pathToFileURL(join(dir, folder, 'index.ts')).href);
+    if (!module.default) throw new Error(`providers/${folder}/index.ts has no default export`);
+    if (module.default.id !== folder) {
+      throw new Error(`providers/${folder}/index.ts declares id "${module.default.id}"; the id must equal the folder name`);
+    }
+    plugins.push(module.default);
+  }
+  return plugins;
+}

@@ -1,0 +1,25 @@
+import { openAICompatibleModel } from '../openai-compatible.ts';
+import type { ProviderPlugin } from '../types.ts';
+
+const nvidia: ProviderPlugin = {
+  id: 'nvidia',
+  name: 'NVIDIA',
+  header: 'X-Nvidia-Key',
+  keyPatterns: [/nvapi-[A-Za-z0-9_-]+/],
+  baseURL: 'https://integrate.api.nvidia.com/v1',
+  priority: 80,
+  models: [
+    { id: 'deepseek-ai/deepseek-v4-pro', capabilities: ['reasoning', 'tool-use', 'long-context'], contextWindow: 131072 },
+    { id: 'deepseek-ai/deepseek-v4-flash', capabilities: ['reasoning', 'tool-use', 'long-context'], contextWindow: 131072 },
+    { id: 'mistralai/mistral-nemotron', capabilities: ['tool-use', 'fast', 'long-context'], contextWindow: 131072 },
+    { id: 'nvidia/nemotron-3-super-120b-a12b', capabilities: ['reasoning', 'tool-use', 'long-context'], contextWindow: 262144 },
+    { id: 'nvidia/nemotron-3-nano-30b-a3b', capabilities: ['fast', 'tool-use', 'long-context'], contextWindow: 262144 },
+    { id: 'z-ai/glm-5.2', capabilities: ['reasoning', 'tool-use', 'long-context'], contextWindow: 262144 },
+    { id: 'minimaxai/minimax-m3', capabilities: ['reasoning', 'tool-use', 'long-context'], contextWindow: 131072 },
+    { id: 'moonshotai/kimi-k2.6', capabilities: ['reasoning', 'tool-use', 'long-context'], contextWindow: 262144 },
+    { id: 'meta/llama-3.3-70b-instruct', capabilities: ['fast', 'tool-use', 'long-context'], contextWindow: 131072 },
+  ],
+  createModel: (options) => openAICompatibleModel('nvidia', options),
+};
+
+export default nvidia;

@@ -1,0 +1,20 @@
+import { openAICompatibleModel } from '../openai-compatible.ts';
+import type { ProviderPlugin } from '../types.ts';
+
+const sambanova: ProviderPlugin = {
+  id: 'sambanova',
+  name: 'SambaNova',
+  header: 'X-Sambanova-Key',
+  keyPatterns: [],
+  baseURL: 'https://api.sambanova.ai/v1',
+  priority: 40,
+  models: [
+    { id: 'Meta-Llama-3.3-70B-Instruct', capabilities: ['fast', 'tool-use', 'long-context'], contextWindow: 131072 },
+    { id: 'Meta-Llama-3.1-8B-Instruct', capabilities: ['fast', 'tool-use', 'long-context'], contextWindow: 131072 },
+    { id: 'DeepSeek-V3.1-0324', capabilities: ['reasoning', 'tool-use', 'long-context'], contextWindow: 131072 },
+    { id: 'Qwen3-32B', capabilities: ['reasoning', 'tool-use', 'long-context'], contextWindow: 131072 },
+  ],
+  createModel: (options) => openAICompatibleModel('sambanova', options),
+};
+
+export default sambanova;

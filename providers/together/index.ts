@@ -1,0 +1,21 @@
+import { openAICompatibleModel } from '../openai-compatible.ts';
+import type { ProviderPlugin } from '../types.ts';
+
+const together: ProviderPlugin = {
+  id: 'together',
+  name: 'Together AI',
+  header: 'X-Together-Key',
+  keyPatterns: [/tgp_v1_[A-Za-z0-9_-]+/],
+  baseURL: 'https://api.together.xyz/v1',
+  priority: 90,
+  models: [
+    { id: 'meta-llama/Llama-3.3-70B-Instruct-Turbo', capabilities: ['fast', 'tool-use', 'long-context'], contextWindow: 131072 },
+    { id: 'meta-llama/Llama-3.1-8B-Instruct-Turbo', capabilities: ['fast', 'tool-use', 'long-context'], contextWindow: 131072 },
+    { id: 'mistralai/Mixtral-8x22B-Instruct-v0.1', capabilities: ['reasoning', 'tool-use'], contextWindow: 65536 },
+    { id: 'deepseek-ai/DeepSeek-R1', capabilities: ['reasoning', 'tool-use'], contextWindow: 16384 },
+    { id: 'Qwen/Qwen3-32B', capabilities: ['reasoning', 'tool-use', 'long-context'], contextWindow: 131072 },
+  ],
+  createModel: (options) => openAICompatibleModel('together', options),
+};
+
+export default together;

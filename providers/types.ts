@@ -1,0 +1,54 @@
+import type { LanguageModelV4 } from '@ai-sdk/provider';
+
+/** What a model can be picked for. Each one but `long-context` names an alias `free:<capability>`. */
+export type Capability = 'fast' | 'reasoning' | 'long-context' | 'vision' | 'tool-use';
+
+export interface ModelSpec {
+  /** The provider's own model id; may contain `/`, `@` and `:`. */
+  readonly id: string;
+  readonly capabilities: readonly Capability[];
+  /** Context window in tokens. */
+  readonly contextWindow: number;
+  /** Still listed and pinnable, never picked by an alias. */
+  readonly deprecated?: boolean;
+}
+
+export type FetchFunction = typeof globalThis.fetch;
+
+export interface ModelFactoryOptions {
+  readonly modelId: string;
+  /** The caller's key, exactly as sent in the provider's header. Lives only for the request. */
+  readonly key: string;
+  /** The default base URL, or its `<ID>_BASE_URL` override. */
+  readonly baseURL: string;
+  /** The HTTP client every upstream call goes through. */
+  readonly fetch?: FetchFunction;
+}
+
+/**
+ * One provider, self-contained. A folder `providers/<id>/index.ts` whose default
+ * export is this object is all it takes to add a provider.
+ */
+export interface ProviderPlugin {
+  /** Lower-case id, the `{provider}` of `{provider}/{modelId}`. */
+  readonly id: string;
+  /** Name for people (README, errors). */
+  readonly name: string;
+  /** The request header that carries the caller's key, `X-{Provider}-Key`. */
+  readonly header: string;
+  /**
+   * Patterns of this provider's key format, redacted from every error message.
+   * Written without flags; the redactor compiles them all into one expression.
+   */
+  readonly keyPatterns: readonly RegExp[];
+  readonly baseURL: string;
+  /** Alias order among providers of equal health: lower goes first. */
+  readonly priority: number;
+  readonly models: readonly ModelSpec[];
+  /**
+   * Checks the shape of a key header value. Returns a message for the caller
+   * (which never repeats the value) when it cannot be used, else undefined.
+   */
+  readonly checkKey?: (value: string) => string | undefined;
+  readonly createModel: (options: ModelFactoryOptions) => LanguageModelV4;
+}

@@ -1,0 +1,125 @@
+import cors from 'cors';
+import express, { type ErrorRequestHandler, type Express, type RequestHandler } from 'express';
+import type { Logger } from 'pino';
+import type { Catalog } from '../catalog/catalog.ts';
+import type { FetchFunction } from '../providers/types.ts';
+import type { Config } from './config.ts';
+import { errorBody, HttpError } from './errors.ts';
+import { createKeyHasher, createMemoryHealthStore, type HealthStore } from './health.ts';
+import { createKeyReader, type KeySet } from './keys.ts';
+import { createLatencyTracker } from './latency.ts';
+import { createRateLimit } from './middleware/rate-limit.ts';
+import { requestLog } from './middleware/request-log.ts';
+import { createRedactor } from './redact.ts';
+import { createRouter } from './router.ts';
+import { chatCompletions } from './routes/chat.ts';
+import { health } from './routes/health.ts';
+import { listModels, retrieveModel } from './routes/models.ts';
+
+export interface AppDeps {
+  readonly config: Config;
+  readonly catalog: Catalog;
+  readonly logger: Logger;
+  readonly healthStore?: HealthStore;
+  /** The HTTP client for upstream calls; the global fetch when absent. */
+  readonly fetch?: FetchFunction;
+  /** For tests: a source of randomness for exploration. */
+  readonly random?: () => number;
+}
+
+export interface FreewayApp {
+  readonly app: Express;
+  /** Stops timers and releases stores. */
+  close(): Promise<void>;
+}
+
+function methodNotAllowed(allow: string): RequestHandler {
+  return (req, res) => {
+    res.setHeader('Allow', allow);
+    throw new HttpError(405, 'invalid_request_error', `Method ${req.method} is not allowed on ${req.path}. Allowed: ${allow}.`);
+  };
+}
+
+export function createApp(deps: AppDeps): FreewayApp {
+  const { config, catalog, logger } = deps;
+  const providers = catalog.providers;
+  const redact = createRedactor(providers);
+  const readKeys = createKeyReader(providers);
+  const hashKey = createKeyHasher(config.keyHashSecret);
+  const healthStore = deps.healthStore ?? createMemoryHealthStore();
+  const router = createRouter({ config, health: healthStore, hashKey, latency: createLatencyTracker(), redact, random: deps.random });
+  const rateLimit = createRateLimit({ max: config.rateLimitMax, windowMs: config.rateLimitWindowMs });
+  const keyHeaders = providers.map((provider) => provider.header);
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.set('query parser', false);
+
+  app.use(requestLog(logger));
+  app.use(
+    '/v1',
+    cors({
+      origin: config.corsOrigins === '*' ? '*' : [...config.corsOrigins],
+      methods: ['GET', 'POST', 'OPTIONS'],
+      allowedHeaders: ['Content-Type', 'Authorization', 'Retry-After', ...keyHeaders],
+      exposedHeaders: ['Retry-After', 'X-Freeway-Provider', 'X-Freeway-Model', 'X-Freeway-Attempts'],
+      maxAge: 600,
+    }),
+  );
+  app.use('/v1', rateLimit);
+
+  app.get('/health', health(readKeys, healthStore, hashKey));
+  app.all('/health', methodNotAllowed('GET, HEAD'));
+  app.get('/v1/models', listModels(catalog));
+  app.all('/v1/models', methodNotAllowed('GET, HEAD'));
+  app.get('/v1/models/*id', retrieveModel(catalog));
+  app.all('/v1/models/*id', methodNotAllowed('GET, HEAD'));
+  app.post(
+    '/v1/chat/completions',
+    express.json({ limit: config.bodyLimitBytes, type: () => true, strict: false }),
+    chatCompletions({ catalog, readKeys, router, redact, baseURLs: config.baseURLs, fetch: deps.fetch }),
+  );
+  app.all('/v1/chat/completions', methodNotAllowed('POST'));
+
+  app.use((req) => {
+    throw new HttpError(404, 'invalid_request_error', `Unknown route: ${req.method} ${req.path}`);
+  });
+
+  const onError: ErrorRequestHandler = (error: unknown, req, res, _next) => {
+    const keys = res.locals.keys as KeySet | undefined;
+    let status = 500;
+    let type: HttpError['type'] = 'server_error';
+    let message = 'Internal server error.';
+    const parserType = (error as { type?: unknown }).type;
+    if (error instanceof HttpError) {
+      ({ status, type, message } = error);
+      if (error.headers) for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
+    } else if (parserType === 'entity.parse.failed') {
+      [status, type, message] = [400, 'invalid_request_error', 'Validation failed: body: not valid JSON'];
+    } else if (parserType === 'entity.too.large') {
+      [status, type, message] = [413, 'invalid_request_error', `Request body larger than ${config.bodyLimit}.`];
+    } else if (parserType === 'encoding.unsupported' || parserType === 'charset.unsupported') {
+      [status, type, message] = [415, 'invalid_request_error', 'Request body must be UTF-8 JSON.'];
+    } else if (parserType === 'request.aborted') {
+      res.destroy();
+      return;
+    } else {
+      logger.error({ err: error }, `${req.method} ${req.path}: unexpected error`);
+    }
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    res.status(status).json(errorBody(status, type, redact(message, keys?.values())));
+  };
+  app.use(onError);
+
+  return {
+    app,
+    async close() {
+      await rateLimit.store.shutdown?.();
+      await healthStore.close();
+    },
+  };
+}

@@ -1,0 +1,111 @@
+import type { LanguageModelV4Content, LanguageModelV4FinishReason, LanguageModelV4StreamPart, LanguageModelV4Usage } from '@ai-sdk/provider';
+import type { FetchFunction } from '../providers/types.ts';
+import type { CallOptions } from './mapping/request.ts';
+import { assertFinished, isFirstOutput } from './mapping/stream.ts';
+import type { AttemptControl, Candidate } from './router.ts';
+
+export type PartReader = ReadableStreamDefaultReader<LanguageModelV4StreamPart>;
+
+/** An upstream stream that has produced its first output; `head` holds the parts read so far. */
+export interface OpenedStream {
+  readonly reader: PartReader;
+  readonly head: readonly LanguageModelV4StreamPart[];
+}
+
+export interface UpstreamCall {
+  readonly options: CallOptions;
+  readonly baseURLs: ReadonlyMap<string, string>;
+  readonly fetch: FetchFunction | undefined;
+  readonly user: string | undefined;
+}
+
+/**
+ * Starts the provider's streaming call and reads until the first real output,
+ * so a provider that fails or stays silent is still invisible to the caller.
+ * Every call streams upstream, also for non-streaming callers: that way time
+ * to first token and stream silence bound every attempt alike.
+ */
+export async function openStream(call: UpstreamCall, candidate: Candidate, control: AttemptControl): Promise<OpenedStream> {
+  const { provider, spec } = candidate.model;
+  const model = provider.createModel({
+    modelId: spec.id,
+    key: candidate.key,
+    baseURL: call.baseURLs.get(provider.id) ?? provider.baseURL,
+    fetch: call.fetch,
+  });
+  const { stream } = await model.doStream({
+    ...call.options,
+    abortSignal: control.signal,
+    providerOptions: call.user === undefined ? undefined : { [provider.id]: { user: call.user } },
+  });
+  const reader = stream.getReader();
+  const head: LanguageModelV4StreamPart[] = [];
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) throw new Error('the upstream stream ended without any output');
+      if (value.type === 'error') throw value.error;
+      head.push(value);
+      if (isFirstOutput(value)) {
+        control.output();
+        return { reader, head };
+      }
+    }
+  } catch (error) {
+    reader.cancel().catch(() => {});
+    throw error;
+  }
+}
+
+export interface Collected {
+  readonly content: LanguageModelV4Content[];
+  readonly finishReason: LanguageModelV4FinishReason;
+  readonly usage: LanguageModelV4Usage;
+}
+
+const noUsage: LanguageModelV4Usage = {
+  inputTokens: { total: undefined, noCache: undefined, cacheRead: undefined, cacheWrite: undefined },
+  outputTokens: { total: undefined, text: undefined, reasoning: undefined },
+};
+
+/** Reads a whole stream into one result, for callers that did not ask to stream. */
+export async function collectStream(opened: OpenedStream, control: AttemptControl): Promise<Collected> {
+  let text = '';
+  let reasoning = '';
+  const toolCalls: LanguageModelV4Content[] = [];
+  let finishReason: LanguageModelV4FinishReason | undefined;
+  let usage = noUsage;
+  const take = (part: LanguageModelV4StreamPart): void => {
+    switch (part.type) {
+      case 'text-delta':
+        text += part.delta;
+        break;
+      case 'reasoning-delta':
+        reasoning += part.delta;
+        break;
+      case 'tool-call':
+        toolCalls.push(part);
+        break;
+      case 'finish':
+        assertFinished(part.finishReason);
+        finishReason = part.finishReason;
+        usage = part.usage;
+        break;
+      case 'error':
+        throw part.error;
+    }
+  };
+  for (const part of opened.head) take(part);
+  for (;;) {
+    const { done, value } = await opened.reader.read();
+    if (done) break;
+    control.output();
+    take(value);
+  }
+  if (!finishReason) throw new Error('the upstream stream ended without a finish reason');
+  const content: LanguageModelV4Content[] = [];
+  if (reasoning !== '') content.push({ type: 'reasoning', text: reasoning });
+  if (text !== '') content.push({ type: 'text', text });
+  content.push(...toolCalls);
+  return { content, finishReason, usage };
+}

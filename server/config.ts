@@ -1,0 +1,82 @@
+import { randomBytes } from 'node:crypto';
+import type { ProviderPlugin } from '../providers/types.ts';
+
+export interface Config {
+  readonly host: string;
+  readonly port: number;
+  readonly rateLimitMax: number;
+  readonly rateLimitWindowMs: number;
+  /** `'*'` or the list of allowed origins. */
+  readonly corsOrigins: '*' | readonly string[];
+  /** As `BODY_LIMIT` was written (`20mb`), for messages. */
+  readonly bodyLimit: string;
+  readonly bodyLimitBytes: number;
+  readonly shutdownTimeoutMs: number;
+  /** Whole request, all attempts together. */
+  readonly requestTimeoutMs: number;
+  /** One attempt that has produced nothing yet. */
+  readonly firstTokenTimeoutMs: number;
+  /** A started stream that goes silent. */
+  readonly streamIdleTimeoutMs: number;
+  readonly maxAttempts: number;
+  /** `latency` prefers the faster providers by observed time to first token; `priority` keeps plugin priority. */
+  readonly routing: 'latency' | 'priority';
+  /** Share of alias requests (0..1) that explore a candidate other than the fastest. */
+  readonly exploreShare: number;
+  /** Provider id -> upstream base URL, defaults overridden by `<ID>_BASE_URL`. */
+  readonly baseURLs: ReadonlyMap<string, string>;
+  /** HMAC secret for the hashes that key provider health. */
+  readonly keyHashSecret: string;
+  readonly logLevel: string;
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+function integer(env: Env, name: string, fallback: number, min: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min) throw new Error(`${name} must be an integer >= ${min}, got "${raw}"`);
+  return value;
+}
+
+const sizeUnits: Readonly<Record<string, number>> = { b: 1, kb: 1024, mb: 1024 ** 2, gb: 1024 ** 3 };
+
+export function parseSize(name: string, raw: string): number {
+  const match = /^(\d+(?:\.\d+)?)\s*(b|kb|mb|gb)?$/i.exec(raw.trim());
+  if (!match) throw new Error(`${name} must be a size such as 20mb, got "${raw}"`);
+  return Math.floor(Number(match[1]) * (sizeUnits[(match[2] ?? 'b').toLowerCase()] ?? 1));
+}
+
+export function loadConfig(env: Env, plugins: readonly ProviderPlugin[]): Config {
+  const baseURLs = new Map<string, string>();
+  for (const plugin of plugins) {
+    const override = env[`${plugin.id.toUpperCase()}_BASE_URL`];
+    baseURLs.set(plugin.id, (override || plugin.baseURL).replace(/\/+$/, ''));
+  }
+  const origins = (env.CORS_ORIGINS ?? '*').split(',').map((origin) => origin.trim()).filter(Boolean);
+  const routing = env.ROUTING ?? 'latency';
+  if (routing !== 'latency' && routing !== 'priority') throw new Error(`ROUTING must be latency or priority, got "${routing}"`);
+  const exploreShare = env.ROUTING_EXPLORE_SHARE === undefined ? 0.05 : Number(env.ROUTING_EXPLORE_SHARE);
+  if (!(exploreShare >= 0 && exploreShare <= 1)) throw new Error('ROUTING_EXPLORE_SHARE must be a number from 0 to 1');
+  const bodyLimit = env.BODY_LIMIT || '20mb';
+  return {
+    host: env.HOST || '0.0.0.0',
+    port: integer(env, 'PORT', 3000, 0),
+    rateLimitMax: integer(env, 'RATE_LIMIT_MAX', 100, 1),
+    rateLimitWindowMs: integer(env, 'RATE_LIMIT_WINDOW_MS', 60_000, 1),
+    corsOrigins: origins.length === 0 || origins.includes('*') ? '*' : origins,
+    bodyLimit,
+    bodyLimitBytes: parseSize('BODY_LIMIT', bodyLimit),
+    shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0),
+    requestTimeoutMs: integer(env, 'REQUEST_TIMEOUT_MS', 120_000, 1),
+    firstTokenTimeoutMs: integer(env, 'FIRST_TOKEN_TIMEOUT_MS', 15_000, 1),
+    streamIdleTimeoutMs: integer(env, 'STREAM_IDLE_TIMEOUT_MS', 30_000, 1),
+    maxAttempts: integer(env, 'MAX_ATTEMPTS', 5, 1),
+    routing,
+    exploreShare,
+    baseURLs,
+    keyHashSecret: env.KEY_HASH_SECRET || randomBytes(32).toString('hex'),
+    logLevel: env.LOG_LEVEL || 'info',
+  };
+}

@@ -1,0 +1,33 @@
+/** Error types of the OpenAI-compatible error body. */
+export type ErrorType =
+  | 'invalid_request_error'
+  | 'authentication_error'
+  | 'rate_limit_error'
+  | 'server_error'
+  | 'freeway_all_providers_failed'
+  | 'freeway_provider_error';
+
+/** An error that becomes a response: status, OpenAI error type, message for the caller. */
+export class HttpError extends Error {
+  readonly status: number;
+  readonly type: ErrorType;
+  readonly headers: Readonly<Record<string, string>> | undefined;
+
+  constructor(status: number, type: ErrorType, message: string, headers?: Record<string, string>) {
+    super(message);
+    this.status = status;
+    this.type = type;
+    this.headers = headers;
+  }
+}
+
+export interface ErrorBody {
+  error: { message: string; type: ErrorType; code: number };
+}
+
+export function errorBody(status: number, type: ErrorType, message: string): ErrorBody {
+  return { error: { message, type, code: status } };
+}
+
+export const invalidRequest = (message: string, status = 400): HttpError =>
+  new HttpError(status, 'invalid_request_error', message);

@@ -1,0 +1,116 @@
+import type { LanguageModelV4FinishReason, LanguageModelV4StreamPart } from '@ai-sdk/provider';
+import type { FinishReason, Usage } from '../openai-types.ts';
+import { toFinishReason, toUsage } from './response.ts';
+
+export const SSE_DONE = 'data: [DONE]\n\n';
+
+/**
+ * Writes `chat.completion.chunk` events. Everything but the delta is the same
+ * for every chunk of a completion, so it is serialized once per stream and each
+ * chunk costs one JSON.stringify of the new text.
+ */
+export interface ChunkEncoder {
+  role(): string;
+  content(text: string): string;
+  reasoning(text: string): string;
+  toolCallStart(index: number, id: string, name: string, args: string): string;
+  toolCallArguments(index: number, args: string): string;
+  finish(reason: FinishReason): string;
+  usage(usage: Usage): string;
+}
+
+export function createChunkEncoder(id: string, created: number, model: string): ChunkEncoder {
+  const head = `data: {"id":${JSON.stringify(id)},"object":"chat.completion.chunk","created":${created},"model":${JSON.stringify(model)},"choices":[`;
+  const open = `${head}{"index":0,"delta":`;
+  const streaming = ',"finish_reason":null}]}\n\n';
+  return {
+    role: () => `${open}{"role":"assistant","content":""}${streaming}`,
+    content: (text) => `${open}{"content":${JSON.stringify(text)}}${streaming}`,
+    reasoning: (text) => `${open}{"reasoning_content":${JSON.stringify(text)}}${streaming}`,
+    toolCallStart: (index, callId, name, args) =>
+      `${open}{"tool_calls":[{"index":${index},"id":${JSON.stringify(callId)},"type":"function","function":{"name":${JSON.stringify(name)},"arguments":${JSON.stringify(args)}}}]}${streaming}`,
+    toolCallArguments: (index, args) =>
+      `${open}{"tool_calls":[{"index":${index},"function":{"arguments":${JSON.stringify(args)}}}]}${streaming}`,
+    finish: (reason) => `${open}{},"finish_reason":"${reason}"}]}\n\n`,
+    usage: (usage) => `${head}],"usage":${JSON.stringify(usage)}}\n\n`,
+  };
+}
+
+/** What a stream has told so far that the last chunks need. */
+export interface StreamState {
+  readonly toolIndexes: Map<string, number>;
+  finishReason: FinishReason | undefined;
+  usage: Usage | undefined;
+}
+
+export function createStreamState(): StreamState {
+  return { toolIndexes: new Map(), finishReason: undefined, usage: undefined };
+}
+
+/** True for parts that show the upstream has really started answering. */
+export function isFirstOutput(part: LanguageModelV4StreamPart): boolean {
+  switch (part.type) {
+    case 'text-delta':
+    case 'reasoning-delta':
+      return part.delta !== '';
+    case 'tool-input-start':
+    case 'tool-call':
+    case 'finish':
+      return true;
+    default:
+      return false;
+  }
+}
+
+/**
+ * One AI SDK stream part -> the SSE text to send for it ('' for none).
+ * An upstream `error` part is thrown, so the caller handles every failure in one place.
+ */
+export function encodePart(part: LanguageModelV4StreamPart, state: StreamState, encoder: ChunkEncoder): string {
+  switch (part.type) {
+    case 'text-delta':
+      return part.delta === '' ? '' : encoder.content(part.delta);
+    case 'reasoning-delta':
+      return part.delta === '' ? '' : encoder.reasoning(part.delta);
+    case 'tool-input-start': {
+      const index = state.toolIndexes.size;
+      state.toolIndexes.set(part.id, index);
+      return encoder.toolCallStart(index, part.id, part.toolName, '');
+    }
+    case 'tool-input-delta': {
+      const index = state.toolIndexes.get(part.id);
+      return index === undefined || part.delta === '' ? '' : encoder.toolCallArguments(index, part.delta);
+    }
+    case 'tool-call': {
+      if (part.providerExecuted || state.toolIndexes.has(part.toolCallId)) return '';
+      // Providers that send whole calls (Gemini) get one complete delta.
+      const index = state.toolIndexes.size;
+      state.toolIndexes.set(part.toolCallId, index);
+      return encoder.toolCallStart(index, part.toolCallId, part.toolName, part.input);
+    }
+    case 'finish':
+      assertFinished(part.finishReason);
+      state.finishReason = toFinishReason(part.finishReason);
+      state.usage = toUsage(part.usage);
+      return '';
+    case 'error':
+      throw part.error;
+    default:
+      return '';
+  }
+}
+
+export class StreamInterrupted extends Error {
+  override readonly name = 'StreamInterrupted';
+}
+
+/** A stream that stopped without the provider's end marker is a failure, never a silent truncation. */
+export function assertFinished(reason: LanguageModelV4FinishReason): void {
+  if (reason.unified === 'interrupted') throw new StreamInterrupted('the upstream stream ended before it finished');
+}
+
+/** The finish reason to report: a stream that made tool calls ends with `tool_calls`. */
+export function finalFinishReason(state: StreamState): FinishReason {
+  const reason = state.finishReason ?? 'stop';
+  return reason === 'stop' && state.toolIndexes.size > 0 ? 'tool_calls' : reason;
+}

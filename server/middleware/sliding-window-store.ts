@@ -1,0 +1,104 @@
+import type { ClientRateLimitInfo, Options, Store } from 'express-rate-limit';
+
+/**
+ * The times of one client's accepted requests inside the window, oldest first,
+ * in a ring buffer that grows on demand up to the limit.
+ */
+interface Log {
+  times: Float64Array;
+  start: number;
+  count: number;
+}
+
+export interface SlidingWindowStore extends Store {
+  /** Number of clients currently tracked (for tests and metrics). */
+  readonly size: number;
+}
+
+/**
+ * A true sliding window for express-rate-limit: a request is accepted when
+ * fewer than `limit` requests were accepted in the last `windowMs`. Refused
+ * requests are not logged, so a client that keeps retrying is let in again as
+ * soon as its oldest request leaves the window. Stale clients are dropped
+ * every `cleanupEveryMs` (5 minutes).
+ */
+export function createSlidingWindowStore(cleanupEveryMs = 300_000, now: () => number = Date.now): SlidingWindowStore {
+  const logs = new Map<string, Log>();
+  let windowMs = 60_000;
+  let limit = 100;
+  let cleanup: NodeJS.Timeout | undefined;
+
+  function drop(log: Log, cutoff: number): void {
+    while (log.count > 0 && (log.times[log.start] as number) <= cutoff) {
+      log.start = (log.start + 1) % log.times.length;
+      log.count -= 1;
+    }
+  }
+
+  function push(log: Log, time: number): void {
+    if (log.count === log.times.length) {
+      const grown = new Float64Array(Math.min(limit, log.times.length * 2));
+      for (let i = 0; i < log.count; i++) grown[i] = log.times[(log.start + i) % log.times.length] as number;
+      log.times = grown;
+      log.start = 0;
+    }
+    log.times[(log.start + log.count) % log.times.length] = time;
+    log.count += 1;
+  }
+
+  const resetTime = (log: Log): Date =>
+    new Date(log.count === 0 ? now() + windowMs : (log.times[log.start] as number) + windowMs);
+
+  return {
+    localKeys: true,
+    get size() {
+      return logs.size;
+    },
+    init(options: Options) {
+      windowMs = options.windowMs;
+      limit = typeof options.limit === 'number' ? options.limit : limit;
+      clearInterval(cleanup);
+      cleanup = setInterval(() => {
+        const cutoff = now() - windowMs;
+        for (const [key, log] of logs) {
+          drop(log, cutoff);
+          if (log.count === 0) logs.delete(key);
+        }
+      }, cleanupEveryMs);
+      cleanup.unref();
+    },
+    get(key: string): ClientRateLimitInfo | undefined {
+      const log = logs.get(key);
+      if (!log) return undefined;
+      drop(log, now() - windowMs);
+      return { totalHits: log.count, resetTime: resetTime(log) };
+    },
+    increment(key: string): ClientRateLimitInfo {
+      const time = now();
+      let log = logs.get(key);
+      if (!log) {
+        log = { times: new Float64Array(Math.min(limit, 8)), start: 0, count: 0 };
+        logs.set(key, log);
+      } else {
+        drop(log, time - windowMs);
+      }
+      if (log.count >= limit) return { totalHits: log.count + 1, resetTime: resetTime(log) };
+      push(log, time);
+      return { totalHits: log.count, resetTime: resetTime(log) };
+    },
+    decrement(key: string) {
+      const log = logs.get(key);
+      if (log && log.count > 0) log.count -= 1;
+    },
+    resetKey(key: string) {
+      logs.delete(key);
+    },
+    resetAll() {
+      logs.clear();
+    },
+    shutdown() {
+      clearInterval(cleanup);
+      logs.clear();
+    },
+  };
+}

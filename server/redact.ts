@@ -1,0 +1,35 @@
+import { sharedKeyPatterns } from '../providers/redaction.ts';
+import type { ProviderPlugin } from '../providers/types.ts';
+
+export const REDACTED = '[REDACTED]';
+
+export type Redactor = (text: string, requestKeys?: Iterable<string>) => string;
+
+/**
+ * Compiles every plugin's key patterns and the shared ones into a single
+ * expression, once. The returned function also removes the literal keys of the
+ * current request, so keys of formats no pattern knows never leak either.
+ */
+export function createRedactor(plugins: readonly ProviderPlugin[]): Redactor {
+  const sources = [...plugins.flatMap((plugin) => plugin.keyPatterns), ...sharedKeyPatterns].map((pattern) => pattern.source);
+  const pattern = new RegExp(sources.join('|'), 'g');
+  return (text, requestKeys) => {
+    let out = text;
+    if (requestKeys) {
+      for (const key of requestKeys) {
+        // Parts of a composite key (Cloudflare's account_id:api_token) are secrets too.
+        for (const secret of key.split(':')) {
+          if (secret.length >= 4 && out.includes(secret)) out = out.replaceAll(secret, REDACTED);
+        }
+      }
+    }
+    return out.replace(pattern, REDACTED);
+  };
+}
+
+const longToken = /[A-Za-z0-9_-]{8,}/g;
+
+/** For log lines: every token of 8 or more letters, digits, `-` or `_` becomes [REDACTED]. */
+export function sanitizeForLog(text: string): string {
+  return text.replace(longToken, REDACTED);
+}

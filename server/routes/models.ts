@@ -1,0 +1,23 @@
+import type { Request, RequestHandler, Response } from 'express';
+import type { Catalog } from '../../catalog/catalog.ts';
+import { HttpError } from '../errors.ts';
+import type { LogLocals } from '../middleware/request-log.ts';
+
+export function listModels(catalog: Catalog): RequestHandler {
+  return (_req: Request, res: Response) => {
+    (res.locals as LogLocals).logPath = '/v1/models';
+    res.type('application/json').send(catalog.listBody);
+  };
+}
+
+/** `GET /v1/models/{id}`; ids contain `/`, so the route captures every remaining segment. */
+export function retrieveModel(catalog: Catalog): RequestHandler {
+  return (req: Request, res: Response) => {
+    (res.locals as LogLocals).logPath = '/v1/models/:id';
+    const segments = (req.params as Record<string, string | string[]>).id;
+    const id = Array.isArray(segments) ? segments.join('/') : String(segments);
+    const body = catalog.objectBodies.get(id);
+    if (body === undefined) throw new HttpError(404, 'invalid_request_error', `Unknown model: ${id}. GET /v1/models lists the models.`);
+    res.type('application/json').send(body);
+  };
+}

@@ -1,0 +1,120 @@
+import { APICallError } from '@ai-sdk/provider';
+import type { Redactor } from './redact.ts';
+
+/** Why an attempt at one provider did not produce an answer. */
+export type FailureKind =
+  | 'rate_limited' // 429, 402 or a quota error: the key is out of its free tier for now
+  | 'invalid_key' // 401/403
+  | 'server' // 5xx and other upstream faults
+  | 'bad_response' // the upstream answered something that is not its API
+  | 'timeout'
+  | 'connection'
+  | 'model_unavailable' // the provider does not serve this model (any more)
+  | 'context_too_long' // the request does not fit this model's context window
+  | 'request' // the request itself is wrong; another provider would refuse it too
+  | 'aborted'; // the caller went away
+
+export interface Failure {
+  readonly kind: FailureKind;
+  readonly status: number | undefined;
+  /** Redacted, at most ~300 characters: `429 Rate limit reached`, `timeout`, `connection error`. */
+  readonly reason: string;
+  readonly retryAfterMs: number | undefined;
+}
+
+export const MAX_REASON_LENGTH = 300;
+
+/** Thrown into an attempt's AbortController when a Freeway timer (not the caller) ends it. */
+export class AttemptTimeout extends Error {
+  override readonly name = 'AttemptTimeout';
+}
+
+const contextTooLong = /context[ _-]?(length|window)|maximum context|too many tokens|prompt is too long|reduce the length|input is too long|exceeds the (maximum|max)/i;
+const modelUnavailable = /model.*(not found|does not exist|decommissioned|deprecated|not supported|unavailable|no endpoints|not available)|(unknown|invalid) model|no endpoints found/i;
+const quota = /quota|rate.?limit|resource.?exhausted|too many requests/i;
+const retryInText = /(?:retry|try again) (?:in|after) (\d+(?:\.\d+)?)\s*(ms|s|sec|seconds?|m|min|minutes?)?\b|"retryDelay":\s*"(\d+(?:\.\d+)?)s"/i;
+
+function cut(text: string): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > MAX_REASON_LENGTH ? `${flat.slice(0, MAX_REASON_LENGTH - 1)}…` : flat;
+}
+
+/** Retry-After as a delay: seconds, an HTTP date, or OpenAI-style `retry-after-ms`. */
+export function retryAfterFromHeaders(headers: Record<string, string> | undefined, now = Date.now()): number | undefined {
+  if (!headers) return undefined;
+  const ms = Number(headers['retry-after-ms']);
+  if (headers['retry-after-ms'] !== undefined && Number.isFinite(ms) && ms >= 0) return ms;
+  const raw = headers['retry-after'];
+  if (raw === undefined) return undefined;
+  const seconds = Number(raw);
+  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
+  const date = Date.parse(raw);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+function retryAfterFromText(text: string | undefined): number | undefined {
+  if (!text) return undefined;
+  const match = retryInText.exec(text);
+  if (!match) return undefined;
+  if (match[3]) return Number(match[3]) * 1000;
+  const value = Number(match[1]);
+  const unit = (match[2] ?? 's').toLowerCase();
+  if (unit === 'ms') return value;
+  if (unit.startsWith('m')) return value * 60_000;
+  return value * 1000;
+}
+
+function kindOfStatus(status: number, text: string): FailureKind {
+  if (status === 429 || status === 402) return 'rate_limited';
+  if (status === 401 || status === 403) return quota.test(text) ? 'rate_limited' : 'invalid_key';
+  if (status === 404) return 'model_unavailable';
+  if (status === 400 || status === 413 || status === 422) {
+    if (contextTooLong.test(text)) return 'context_too_long';
+    if (modelUnavailable.test(text)) return 'model_unavailable';
+    if (quota.test(text)) return 'rate_limited';
+    return 'request';
+  }
+  return 'server';
+}
+
+function isAbort(error: unknown): error is Error {
+  return error instanceof Error && (error.name === 'AbortError' || error.name === 'TimeoutError');
+}
+
+/**
+ * Any error an AI SDK model call can throw -> what happened, for routing,
+ * health and the caller's message. `signalReason` is the attempt signal's
+ * abort reason, which tells a Freeway timeout from the caller going away.
+ */
+export function classifyFailure(error: unknown, redact: Redactor, keys: Iterable<string>, signalReason?: unknown): Failure {
+  if (signalReason instanceof AttemptTimeout) {
+    return { kind: 'timeout', status: undefined, reason: 'timeout', retryAfterMs: undefined };
+  }
+  if (signalReason !== undefined || isAbort(error)) {
+    return { kind: 'aborted', status: undefined, reason: 'aborted', retryAfterMs: undefined };
+  }
+  if (APICallError.isInstance(error)) {
+    const status = error.statusCode;
+    if (status === undefined) {
+      return { kind: 'connection', status: undefined, reason: 'connection error', retryAfterMs: undefined };
+    }
+    const message = error.message || error.responseBody || '';
+    const kind = kindOfStatus(status, `${message} ${error.responseBody ?? ''}`);
+    const retryAfterMs =
+      kind === 'rate_limited'
+        ? retryAfterFromHeaders(error.responseHeaders) ?? retryAfterFromText(error.responseBody) ?? retryAfterFromText(message)
+        : undefined;
+    const text = looksLikeHtml(message) ? 'non-JSON error page' : message;
+    return { kind, status, reason: cut(redact(`${status} ${text}`, keys)), retryAfterMs };
+  }
+  if (error instanceof TypeError && /fetch failed|terminated|socket|ECONN|network/i.test(error.message)) {
+    return { kind: 'connection', status: undefined, reason: 'connection error', retryAfterMs: undefined };
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return { kind: 'bad_response', status: undefined, reason: cut(redact(`invalid response: ${message}`, keys)), retryAfterMs: undefined };
+}
+
+function looksLikeHtml(text: string): boolean {
+  const start = text.trimStart().slice(0, 15).toLowerCase();
+  return start.startsWith('<!doctype') || start.startsWith('<html');
+}
