@@ -25,6 +25,8 @@ export interface AppDeps {
   readonly fetch?: FetchFunction;
   /** For tests: a source of randomness for exploration. */
   readonly random?: () => number;
+  /** For tests: the clock that health cooldowns are judged by. */
+  readonly now?: () => number;
 }
 
 export interface FreewayApp {
@@ -47,7 +49,7 @@ export function createApp(deps: AppDeps): FreewayApp {
   const readKeys = createKeyReader(providers);
   const hashKey = createKeyHasher(config.keyHashSecret);
   const healthStore = deps.healthStore ?? createMemoryHealthStore();
-  const router = createRouter({ config, health: healthStore, hashKey, latency: createLatencyTracker(), redact, random: deps.random });
+  const router = createRouter({ config, health: healthStore, hashKey, latency: createLatencyTracker(), redact, random: deps.random, now: deps.now });
   const rateLimit = createRateLimit({ max: config.rateLimitMax, windowMs: config.rateLimitWindowMs });
   const keyHeaders = providers.map((provider) => provider.header);
 
@@ -69,7 +71,7 @@ export function createApp(deps: AppDeps): FreewayApp {
   );
   app.use('/v1', rateLimit);
 
-  app.get('/health', health(readKeys, healthStore, hashKey));
+  app.get('/health', health(readKeys, healthStore, hashKey, deps.now));
   app.all('/health', methodNotAllowed('GET, HEAD'));
   app.get('/v1/models', listModels(catalog));
   app.all('/v1/models', methodNotAllowed('GET, HEAD'));

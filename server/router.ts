@@ -58,6 +58,8 @@ export interface RouterDeps {
   readonly latency: LatencyTracker;
   readonly redact: Redactor;
   readonly random?: () => number;
+  /** The clock health is judged by; tests move it to skip cooldowns. */
+  readonly now?: () => number;
 }
 
 export interface Router {
@@ -104,6 +106,7 @@ function headerList(models: readonly CatalogModel[]): string {
 export function createRouter(deps: RouterDeps): Router {
   const { config, health, hashKey, latency, redact } = deps;
   const random = deps.random ?? Math.random;
+  const now = deps.now ?? Date.now;
 
   async function plan(entry: Alias | CatalogModel, keys: KeySet, needs: readonly Capability[]): Promise<Plan> {
     const pinned = !('models' in entry);
@@ -133,8 +136,8 @@ export function createRouter(deps: RouterDeps): Router {
     }
     const ids = [...healthIds.values()];
     const records = await health.get(ids);
-    const now = Date.now();
-    const views = new Map(ids.map((id, i) => [id, viewHealth(records[i], now)]));
+    const at = now();
+    const views = new Map(ids.map((id, i) => [id, viewHealth(records[i], at)]));
 
     const ready: Array<Candidate & { order: number; ms: number }> = [];
     const skipped: string[] = [];
@@ -184,7 +187,7 @@ export function createRouter(deps: RouterDeps): Router {
         reasons.push('request timeout');
         break;
       }
-      if (candidate.tier === 1 && !(await health.claimProbe(candidate.healthId, Date.now()))) continue;
+      if (candidate.tier === 1 && !(await health.claimProbe(candidate.healthId, now()))) continue;
 
       const started = Date.now();
       const controller = new AbortController();
@@ -216,17 +219,18 @@ export function createRouter(deps: RouterDeps): Router {
         const failure = classifyFailure(error, redact, keys.values(), controller.signal.reason);
         const outcome = outcomeOf(failure);
         if (outcome) {
-          const record = await health.record(candidate.healthId, outcome, Date.now());
-          if (viewHealth(record, Date.now()).tier === 2) given.add(candidate.healthId);
+          await health.record(candidate.healthId, outcome, now());
+          // The key itself failed: spend the next attempt on another provider
+          // rather than on more models behind the same key.
+          given.add(candidate.healthId);
         }
-        if (failure.kind === 'connection') given.add(candidate.healthId);
         return failure;
       };
 
       try {
         const value = await attempt(candidate, control);
         attempts.push({ provider: candidate.model.provider.id, model: candidate.model.spec.id, status: 200, ms: Date.now() - started });
-        await health.record(candidate.healthId, { kind: 'success' }, Date.now());
+        await health.record(candidate.healthId, { kind: 'success' }, now());
         let finished = false;
         return {
           value,

@@ -10,7 +10,7 @@ export interface HealthEntry {
 }
 
 /** Health scoped to the keys in this request's headers: nobody sees another caller's keys. */
-export function health(readKeys: KeyReader, store: HealthStore, hashKey: KeyHasher): RequestHandler {
+export function health(readKeys: KeyReader, store: HealthStore, hashKey: KeyHasher, now: () => number = Date.now): RequestHandler {
   return async (req: Request, res: Response) => {
     (res.locals as LogLocals).logPath = '/health';
     const keys = readKeys(req.headers);
@@ -18,10 +18,10 @@ export function health(readKeys: KeyReader, store: HealthStore, hashKey: KeyHash
     if (keys.size > 0) {
       const ids = [...keys].map(([provider, key]) => hashKey(provider, key));
       const records = await store.get(ids);
-      const now = Date.now();
+      const at = now();
       let i = 0;
       for (const provider of keys.keys()) {
-        const view = viewHealth(records[i++], now);
+        const view = viewHealth(records[i++], at);
         const entry: HealthEntry = { state: view.state, consecutiveFailures: view.consecutiveFailures };
         if (view.retryAfter !== undefined) entry.retryAfter = view.retryAfter;
         providers[provider] = entry;

@@ -35,6 +35,7 @@ export interface StartOptions {
   /** Environment as Freeway would read it; merged over test defaults. */
   readonly env?: Record<string, string>;
   readonly random?: () => number;
+  readonly now?: () => number;
   readonly healthStore?: HealthStore;
   readonly fetch?: AppDeps['fetch'];
 }
@@ -52,7 +53,7 @@ export async function startFreeway(options: StartOptions = {}): Promise<RunningF
   });
   const logger = createLogger('info', sink);
   const catalog = buildCatalog(loaded);
-  const freeway = createApp({ config, catalog, logger, random: options.random, healthStore: options.healthStore, fetch: options.fetch });
+  const freeway = createApp({ config, catalog, logger, random: options.random, now: options.now, healthStore: options.healthStore, fetch: options.fetch });
   const server = createServer(freeway.app);
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');

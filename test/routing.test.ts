@@ -1,0 +1,227 @@
+import { expect } from 'chai';
+import { startFreeway, type RunningFreeway } from './support/freeway.ts';
+import { faults } from './support/faults.ts';
+import { getHealth, hello, postChat, sseEvents } from './support/http.ts';
+import { keyHeaders, testKeys } from './support/keys.ts';
+import { startUpstream, type FakeUpstream } from './support/upstream.ts';
+
+describe('routing and failover', () => {
+  let groq: FakeUpstream;
+  let cerebras: FakeUpstream;
+  let mistral: FakeUpstream;
+  let freeway: RunningFreeway;
+  let clock: number;
+
+  before(async () => {
+    [groq, cerebras, mistral] = await Promise.all([startUpstream(), startUpstream(), startUpstream()]);
+  });
+  beforeEach(async () => {
+    clock = Date.now();
+    for (const upstream of [groq, cerebras, mistral]) {
+      upstream.requests.length = 0;
+      upstream.handle(faults.ok(`from ${upstream === groq ? 'groq' : upstream === cerebras ? 'cerebras' : 'mistral'}`));
+    }
+    freeway = await startFreeway({
+      env: { GROQ_BASE_URL: groq.url, CEREBRAS_BASE_URL: cerebras.url, MISTRAL_BASE_URL: mistral.url },
+      now: () => clock,
+    });
+  });
+  afterEach(() => freeway.close());
+  after(() => Promise.all([groq.close(), cerebras.close(), mistral.close()]));
+
+  const keys = keyHeaders('groq', 'cerebras', 'mistral');
+
+  it('tries providers in priority order and answers from the first healthy one', async () => {
+    const res = await postChat(freeway.url, hello('free:auto'), keys);
+    expect(res.status).to.equal(200);
+    expect(res.json.choices[0].message.content).to.equal('from groq');
+    expect(res.headers.get('x-freeway-provider')).to.equal('groq');
+    expect(res.headers.get('x-freeway-model')).to.equal('groq/llama-3.3-70b-versatile');
+    expect(res.headers.get('x-freeway-attempts')).to.match(/^groq\/llama-3\.3-70b-versatile 200 \d+ms$/);
+    expect(cerebras.requests).to.have.length(0);
+  });
+
+  it('fails over on 429 and reports every attempt', async () => {
+    groq.handle(faults.rateLimited(30));
+    const res = await postChat(freeway.url, hello('free:auto'), keys);
+    expect(res.status).to.equal(200);
+    expect(res.json.choices[0].message.content).to.equal('from cerebras');
+    expect(res.headers.get('x-freeway-provider')).to.equal('cerebras');
+    expect(res.headers.get('x-freeway-attempts')).to.match(/^groq\/llama-3\.3-70b-versatile 429 \d+ms, cerebras\/llama-3\.3-70b 200 \d+ms$/);
+    const health = await getHealth(freeway.url, keys);
+    expect(health.providers.groq).to.deep.equal({ state: 'rate_limited', consecutiveFailures: 1, retryAfter: 30 });
+    expect(health.providers.cerebras).to.deep.equal({ state: 'healthy', consecutiveFailures: 0 });
+    const line = freeway.logs.find((entry) => entry.includes('POST /v1/chat/completions 200'));
+    expect(JSON.parse(line as string).attempts).to.deep.include({ provider: 'groq', model: 'llama-3.3-70b-versatile', status: 429, ms: JSON.parse(line as string).attempts[0].ms });
+  });
+
+  it('skips a rate-limited key until its Retry-After has passed', async () => {
+    groq.handle(faults.rateLimited(30));
+    await postChat(freeway.url, hello('free:auto'), keys);
+    groq.handle(faults.ok('from groq'));
+    const during = await postChat(freeway.url, hello('free:auto'), keys);
+    expect(during.headers.get('x-freeway-provider')).to.equal('cerebras');
+    expect(groq.requests).to.have.length(1);
+    clock += 31_000;
+    const after = await postChat(freeway.url, hello('free:auto'), keys);
+    expect(after.headers.get('x-freeway-provider')).to.equal('groq');
+    expect((await getHealth(freeway.url, keys)).providers.groq).to.deep.equal({ state: 'healthy', consecutiveFailures: 0 });
+  });
+
+  it('streams from the provider it failed over to, invisibly', async () => {
+    groq.handle(faults.serverError(503));
+    const res = await postChat(freeway.url, hello('free:auto', { stream: true }), keys);
+    expect(res.status).to.equal(200);
+    const events = sseEvents(res.text);
+    expect(events[0].choices[0].delta.role).to.equal('assistant');
+    expect(events.filter((e) => e !== '[DONE]' && e.choices[0]?.delta?.content).map((e) => e.choices[0].delta.content).join('')).to.equal('from cerebras');
+    expect(events.at(-1)).to.equal('[DONE]');
+  });
+
+  it('returns 502 freeway_all_providers_failed naming every provider and reason', async () => {
+    groq.handle(faults.rateLimited(7));
+    cerebras.handle(faults.serverError(500));
+    mistral.handle(faults.unauthorized());
+    const res = await postChat(freeway.url, hello('free:auto'), keys);
+    expect(res.status).to.equal(502);
+    expect(res.json.error.type).to.equal('freeway_all_providers_failed');
+    expect(res.json.error.code).to.equal(502);
+    expect(res.json.error.message).to.equal(
+      'All providers failed: groq: 429 Rate limit reached for requests; cerebras: 500 Internal error, please retry; mistral: 401 Invalid API key provided',
+    );
+    expect(res.headers.get('retry-after')).to.equal('7');
+    expect(res.headers.get('x-freeway-attempts')).to.match(/groq\/\S+ 429 \d+ms, cerebras\/\S+ 500 \d+ms, mistral\/\S+ 401 \d+ms/);
+  });
+
+  it('a pinned model makes exactly one attempt and fails with freeway_provider_error', async () => {
+    cerebras.handle(faults.serverError(500));
+    const res = await postChat(freeway.url, hello('cerebras/qwen3-32b'), keys);
+    expect(res.status).to.equal(502);
+    expect(res.json.error).to.deep.equal({
+      message: 'Provider failed: cerebras: 500 Internal error, please retry',
+      type: 'freeway_provider_error',
+      code: 502,
+    });
+    expect(cerebras.requests).to.have.length(1);
+    expect(cerebras.requests[0]?.body?.model).to.equal('qwen3-32b');
+    expect(groq.requests).to.have.length(0);
+    expect(mistral.requests).to.have.length(0);
+  });
+
+  it('a pinned model goes straight to its provider even when others have keys', async () => {
+    const res = await postChat(freeway.url, hello('mistral/mistral-small-latest'), keys);
+    expect(res.status, res.text).to.equal(200);
+    expect(res.headers.get('x-freeway-model')).to.equal('mistral/mistral-small-latest');
+    expect(groq.requests).to.have.length(0);
+  });
+
+  it('only providers with a key are candidates', async () => {
+    const res = await postChat(freeway.url, hello('free:auto'), keyHeaders('mistral'));
+    expect(res.status).to.equal(200);
+    expect(res.headers.get('x-freeway-provider')).to.equal('mistral');
+    expect(groq.requests).to.have.length(0);
+    expect(cerebras.requests).to.have.length(0);
+  });
+
+  it('never sends one key to another provider', async () => {
+    groq.handle(faults.serverError(500));
+    await postChat(freeway.url, hello('free:auto'), keys);
+    expect(groq.requests[0]?.headers.authorization).to.equal(`Bearer ${testKeys.groq}`);
+    expect(cerebras.requests[0]?.headers.authorization).to.equal(`Bearer ${testKeys.cerebras}`);
+  });
+
+  it('a 400 caused by the request itself is returned, not retried on every provider', async () => {
+    groq.handle(faults.badRequest("'messages.0.content' : invalid tool schema"));
+    const res = await postChat(freeway.url, hello('free:auto'), keys);
+    expect(res.status).to.equal(400);
+    expect(res.json.error).to.deep.equal({
+      message: "groq rejected the request: 400 'messages.0.content' : invalid tool schema",
+      type: 'invalid_request_error',
+      code: 400,
+    });
+    expect(cerebras.requests).to.have.length(0);
+  });
+
+  it('a context-length 400 moves on to a model with a larger context window', async () => {
+    groq.handle(faults.badRequest('Please reduce the length of the messages: maximum context length is 131072 tokens'));
+    const res = await postChat(freeway.url, hello('free:fast'), keys);
+    expect(res.status).to.equal(200);
+    // Every cerebras model has 131072 tokens too; mistral/codestral-latest has 256000.
+    expect(res.headers.get('x-freeway-model')).to.equal('mistral/codestral-latest');
+    expect(res.headers.get('x-freeway-attempts')).to.match(/^groq\/llama-3\.3-70b-versatile 400 \d+ms, mistral\/codestral-latest 200 \d+ms$/);
+    expect(cerebras.requests).to.have.length(0);
+  });
+
+  it('a context-length 400 with no larger model left is the caller\'s 400', async () => {
+    groq.handle(faults.badRequest('maximum context length is 131072 tokens'));
+    const res = await postChat(freeway.url, hello('free:fast'), keyHeaders('groq'));
+    expect(res.status).to.equal(400);
+    expect(res.json.error).to.deep.equal({
+      message: 'The request does not fit the context window of any model behind free:fast: groq: 400 maximum context length is 131072 tokens',
+      type: 'invalid_request_error',
+      code: 400,
+    });
+    expect(groq.requests).to.have.length(1);
+  });
+
+  it('a model the provider no longer serves is skipped, other models of the same key are still tried', async () => {
+    groq.handle((req, res) =>
+      req.body?.model === 'llama-3.3-70b-versatile' ? faults.notFound()(req, res) : faults.ok('from groq 8b')(req, res),
+    );
+    const res = await postChat(freeway.url, hello('free:auto'), keys);
+    expect(res.status).to.equal(200);
+    expect(res.headers.get('x-freeway-model')).to.equal('groq/llama-3.1-8b-instant');
+    expect((await getHealth(freeway.url, keys)).providers.groq.state).to.equal('healthy');
+  });
+
+  it('stops after MAX_ATTEMPTS candidates', async () => {
+    await freeway.close();
+    freeway = await startFreeway({ env: { GROQ_BASE_URL: groq.url, CEREBRAS_BASE_URL: cerebras.url, MISTRAL_BASE_URL: mistral.url, MAX_ATTEMPTS: '2' } });
+    groq.handle(faults.serverError(500));
+    cerebras.handle(faults.serverError(500));
+    const res = await postChat(freeway.url, hello('free:auto'), keys);
+    expect(res.status).to.equal(502);
+    expect(mistral.requests).to.have.length(0);
+    expect(res.json.error.message).to.equal('All providers failed: groq: 500 Internal error, please retry; cerebras: 500 Internal error, please retry');
+  });
+});
+
+describe('health scoping', () => {
+  let groq: FakeUpstream;
+  let freeway: RunningFreeway;
+  before(async () => {
+    groq = await startUpstream();
+    freeway = await startFreeway({ env: { GROQ_BASE_URL: groq.url } });
+  });
+  after(async () => {
+    await freeway.close();
+    await groq.close();
+  });
+
+  it('lists no providers when no key header is sent', async () => {
+    expect(await getHealth(freeway.url)).to.deep.equal({ status: 'ok', providers: {} });
+  });
+
+  it('lists exactly the providers whose keys were sent, healthy at first', async () => {
+    expect(await getHealth(freeway.url, keyHeaders('groq', 'google'))).to.deep.equal({
+      status: 'ok',
+      providers: {
+        groq: { state: 'healthy', consecutiveFailures: 0 },
+        google: { state: 'healthy', consecutiveFailures: 0 },
+      },
+    });
+  });
+
+  it("keeps one caller's failures away from another caller's key", async () => {
+    const alice = { 'X-Groq-Key': 'gsk_AliceKey000000000000000000' };
+    const bob = { 'X-Groq-Key': 'gsk_BobKey11111111111111111111' };
+    groq.handle(faults.rateLimited(60));
+    await postChat(freeway.url, hello('groq/llama-3.3-70b-versatile'), alice);
+    expect((await getHealth(freeway.url, alice)).providers.groq.state).to.equal('rate_limited');
+    expect((await getHealth(freeway.url, bob)).providers.groq).to.deep.equal({ state: 'healthy', consecutiveFailures: 0 });
+    groq.handle(faults.ok('for bob'));
+    const res = await postChat(freeway.url, hello('free:auto'), bob);
+    expect(res.status).to.equal(200);
+    expect(res.json.choices[0].message.content).to.equal('for bob');
+  });
+});

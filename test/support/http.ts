@@ -1,0 +1,47 @@
+/** A tiny client for Freeway's HTTP API, for tests that look at raw responses. */
+export interface ChatResponse {
+  status: number;
+  headers: Headers;
+  /** Parsed JSON for non-streaming responses. */
+  json: any;
+  /** Raw text (the SSE body for streams). */
+  text: string;
+  ms: number;
+}
+
+export async function postChat(baseURL: string, body: unknown, headers: Record<string, string> = {}): Promise<ChatResponse> {
+  const started = performance.now();
+  const res = await fetch(`${baseURL}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
+  const text = await res.text();
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { status: res.status, headers: res.headers, json, text, ms: performance.now() - started };
+}
+
+/** The JSON payloads of an SSE body's `data:` events; `[DONE]` stays a string. */
+export function sseEvents(text: string): any[] {
+  return text
+    .split('\n\n')
+    .filter((block) => block.startsWith('data: '))
+    .map((block) => block.slice(6))
+    .map((data) => (data === '[DONE]' ? data : JSON.parse(data)));
+}
+
+export const hello = (model: string, extra: Record<string, unknown> = {}) => ({
+  model,
+  messages: [{ role: 'user', content: 'Say hello' }],
+  ...extra,
+});
+
+export async function getHealth(baseURL: string, headers: Record<string, string> = {}): Promise<any> {
+  const res = await fetch(`${baseURL}/health`, { headers });
+  return res.json();
+}
