@@ -45,6 +45,7 @@ export async function openStream(call: UpstreamCall, candidate: Candidate, contr
       const { done, value } = await reader.read();
       if (done) throw new Error('the upstream stream ended without any output');
       if (value.type === 'error') throw value.error;
+      if (value.type === 'finish') assertFinished(value.finishReason);
       head.push(value);
       if (isFirstOutput(value)) {
         control.output();

@@ -13,7 +13,7 @@ export interface Candidate {
   readonly key: string;
   /** `provider:hmac(key)`, the health record's id. */
   readonly healthId: string;
-  /** 0 healthy, 1 half-open probe. */
+  /** 0 healthy, 1 half-open: the attempt is the key's probe. */
   readonly tier: 0 | 1;
 }
 
@@ -155,15 +155,13 @@ export function createRouter(deps: RouterDeps): Router {
       const ms = config.routing === 'latency' ? latency.get(`${healthId}|${model.spec.id}`) ?? Infinity : 0;
       ready.push({ model, key: keys.get(model.provider.id) as string, healthId, tier: view.tier, order, ms });
     });
-    ready.sort((a, b) => a.tier - b.tier || a.ms - b.ms || a.order - b.order);
+    // A half-open key keeps its place: the request that reaches it is its probe.
+    ready.sort((a, b) => a.ms - b.ms || a.order - b.order);
     if (config.routing === 'latency' && ready.length > 1 && random() < config.exploreShare) {
       // Keep the estimates of the others fresh: now and then one of them goes first.
-      const healthy = ready.filter((candidate) => candidate.tier === 0).length;
-      if (healthy > 1) {
-        const pick = 1 + Math.floor(random() * (healthy - 1));
-        const [explored] = ready.splice(pick, 1);
-        if (explored) ready.unshift(explored);
-      }
+      const pick = 1 + Math.floor(random() * (ready.length - 1));
+      const [explored] = ready.splice(pick, 1);
+      if (explored) ready.unshift(explored);
     }
     return { target: entry.id, pinned, candidates: ready, skipped, retryAfterSeconds };
   }
