@@ -32,8 +32,13 @@ function shutdown(signal: NodeJS.Signals): void {
     server.closeAllConnections();
   }, config.shutdownTimeoutMs);
   force.unref();
+  // Connections that finish their last response while draining would otherwise
+  // sit in keep-alive until their idle timeout.
+  const reaper = setInterval(() => server.closeIdleConnections(), 100);
+  reaper.unref();
   server.close(async () => {
     clearTimeout(force);
+    clearInterval(reaper);
     await freeway.close();
     logger.info('stopped');
     logger.flush(() => process.exit(0));
