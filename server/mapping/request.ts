@@ -25,22 +25,27 @@ function joinText(content: string | readonly TextPart[] | null | undefined): str
 
 const dataURL = /^data:([^;,]+)?(;base64)?,/;
 
-function imageToFilePart(part: ImagePart): LanguageModelV4FilePart {
+/** `field` names the part in the request (`messages.0.content.1.image_url.url`) for the 400. */
+function imageToFilePart(part: ImagePart, field: string): LanguageModelV4FilePart {
   const url = part.image_url.url;
   const match = dataURL.exec(url);
   if (match) {
     const mediaType = match[1] ?? 'image/png';
     const payload = url.slice(match[0].length);
     if (!match[2]) {
-      return { type: 'file', mediaType, data: { type: 'data', data: Buffer.from(decodeURIComponent(payload)).toString('base64') } };
+      let text: string;
+      try {
+        text = decodeURIComponent(payload);
+      } catch {
+        throw invalidRequest(`Validation failed: ${field}: is not a valid data URL`);
+      }
+      return { type: 'file', mediaType, data: { type: 'data', data: Buffer.from(text).toString('base64') } };
     }
     return { type: 'file', mediaType, data: { type: 'data', data: payload } };
   }
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    throw invalidRequest('Validation failed: image_url.url: must be an http(s) URL or a data URL');
+  const parsed = URL.parse(url);
+  if (parsed?.protocol !== 'http:' && parsed?.protocol !== 'https:') {
+    throw invalidRequest(`Validation failed: ${field}: must be an http(s) URL or a data URL`);
   }
   return { type: 'file', mediaType: 'image/*', data: { type: 'url', url: parsed } };
 }
@@ -58,7 +63,7 @@ function toPrompt(messages: readonly ChatMessage[]): LanguageModelV4Prompt {
   const prompt: LanguageModelV4Prompt = [];
   // Tool results name their tool by the id of the call; Gemini needs the name too.
   const toolNames = new Map<string, string>();
-  for (const message of messages) {
+  for (const [index, message] of messages.entries()) {
     switch (message.role) {
       case 'system':
       case 'developer':
@@ -67,7 +72,11 @@ function toPrompt(messages: readonly ChatMessage[]): LanguageModelV4Prompt {
       case 'user': {
         const content: Array<LanguageModelV4TextPart | LanguageModelV4FilePart> = [];
         if (typeof message.content === 'string') content.push({ type: 'text', text: message.content });
-        else for (const part of message.content) content.push(part.type === 'text' ? { type: 'text', text: part.text } : imageToFilePart(part));
+        else {
+          for (const [at, part] of message.content.entries()) {
+            content.push(part.type === 'text' ? { type: 'text', text: part.text } : imageToFilePart(part, `messages.${index}.content.${at}.image_url.url`));
+          }
+        }
         prompt.push({ role: 'user', content });
         break;
       }
