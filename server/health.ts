@@ -130,10 +130,10 @@ export interface HealthStore {
   close(): Promise<void>;
 }
 
-export function createMemoryHealthStore(sweepEveryMs = 600_000): HealthStore {
+export function createMemoryHealthStore(sweepEveryMs = 600_000, now: () => number = Date.now): HealthStore {
   const records = new Map<string, HealthRecord>();
   const sweep = setInterval(() => {
-    const cutoff = Date.now() - HEALTH_TIMINGS.forgetAfterMs;
+    const cutoff = now() - HEALTH_TIMINGS.forgetAfterMs;
     for (const [id, record] of records) if (record.lastSeen < cutoff) records.delete(id);
   }, sweepEveryMs);
   sweep.unref();
