@@ -11,7 +11,11 @@ export type Redactor = (text: string, requestKeys?: Iterable<string>) => string;
  * current request, so keys of formats no pattern knows never leak either.
  */
 export function createRedactor(plugins: readonly ProviderPlugin[]): Redactor {
-  const sources = [...plugins.flatMap((plugin) => plugin.keyPatterns), ...sharedKeyPatterns].map((pattern) => pattern.source);
+  // Each match runs on over any further key characters, so the whole key goes even
+  // where a pattern's own character class stops at an inner `-` or `_`.
+  const sources = [...plugins.flatMap((plugin) => plugin.keyPatterns), ...sharedKeyPatterns].map(
+    (pattern) => `(?:${pattern.source})[A-Za-z0-9_-]*`,
+  );
   const pattern = new RegExp(sources.join('|'), 'g');
   return (text, requestKeys) => {
     let out = text;

@@ -134,7 +134,7 @@ const chatRequestSchema = {
   },
 };
 
-const ajv = new Ajv({ allErrors: false, discriminator: true, strict: false });
+const ajv = new Ajv({ allErrors: false, discriminator: true, strict: false, verbose: true });
 const validateChatRequest = ajv.compile<ChatRequest>(chatRequestSchema);
 
 function fieldOf(error: ErrorObject): string {

@@ -1,0 +1,150 @@
+import { expect } from 'chai';
+import { startFreeway, type RunningFreeway } from './support/freeway.ts';
+import { headerFor, keyHeaders, testKeys } from './support/keys.ts';
+import { openAIText, startUpstream, type FakeUpstream } from './support/upstream.ts';
+
+const keyHeaderNames = Object.keys(testKeys).map(headerFor);
+
+/** A header's comma-separated list, lower-cased. */
+function list(value: string | null): string[] {
+  return (value ?? '')
+    .split(',')
+    .map((item) => item.trim().toLowerCase())
+    .filter(Boolean);
+}
+
+function preflight(fw: RunningFreeway, origin: string, requestHeaders: readonly string[], path = '/v1/chat/completions'): Promise<Response> {
+  return fetch(`${fw.url}${path}`, {
+    method: 'OPTIONS',
+    headers: {
+      Origin: origin,
+      'Access-Control-Request-Method': 'POST',
+      'Access-Control-Request-Headers': requestHeaders.join(', ').toLowerCase(),
+    },
+  });
+}
+
+describe('CORS', () => {
+  it('has 13 provider key headers to allow', () => {
+    expect(keyHeaderNames).to.have.length(13);
+    expect(new Set(keyHeaderNames).size).to.equal(13);
+  });
+
+  describe('default origins (*)', () => {
+    let upstream: FakeUpstream;
+    let freeway: RunningFreeway;
+
+    before(async () => {
+      upstream = await startUpstream((req, res) => openAIText(res, 'Hello there', req));
+      freeway = await startFreeway({ env: { CEREBRAS_BASE_URL: upstream.url } });
+    });
+
+    after(async () => {
+      await freeway.close();
+      await upstream.close();
+    });
+
+    it('a preflight for POST /v1/chat/completions with all 13 key headers and Retry-After is allowed', async () => {
+      const requested = ['Content-Type', 'Authorization', 'Retry-After', ...keyHeaderNames];
+      const response = await preflight(freeway, 'https://app.example', requested);
+      expect(response.status).to.equal(204);
+      expect(response.headers.get('access-control-allow-origin')).to.equal('*');
+      expect(list(response.headers.get('access-control-allow-methods'))).to.include('post');
+      const allowed = list(response.headers.get('access-control-allow-headers'));
+      for (const header of requested) expect(allowed, header).to.include(header.toLowerCase());
+      expect(response.headers.get('access-control-max-age')).to.match(/^\d+$/);
+      expect(await response.text()).to.equal('');
+    });
+
+    it('a preflight for GET /v1/models is allowed too', async () => {
+      const response = await fetch(`${freeway.url}/v1/models`, {
+        method: 'OPTIONS',
+        headers: { Origin: 'https://app.example', 'Access-Control-Request-Method': 'GET', 'Access-Control-Request-Headers': 'x-groq-key' },
+      });
+      expect(response.status).to.equal(204);
+      expect(response.headers.get('access-control-allow-origin')).to.equal('*');
+      expect(list(response.headers.get('access-control-allow-methods'))).to.include('get');
+    });
+
+    it('exposes Retry-After and the X-Freeway-* headers on actual responses', async () => {
+      const response = await fetch(`${freeway.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { Origin: 'https://app.example', 'content-type': 'application/json', ...keyHeaders('cerebras') },
+        body: JSON.stringify({ model: 'cerebras/llama-3.3-70b', messages: [{ role: 'user', content: 'hi' }] }),
+      });
+      expect(response.status).to.equal(200);
+      await response.json();
+      expect(response.headers.get('access-control-allow-origin')).to.equal('*');
+      const exposed = list(response.headers.get('access-control-expose-headers'));
+      for (const header of ['retry-after', 'x-freeway-provider', 'x-freeway-model', 'x-freeway-attempts']) {
+        expect(exposed, header).to.include(header);
+        if (header.startsWith('x-freeway')) expect(response.headers.get(header), header).to.be.a('string').and.not.equal('');
+      }
+    });
+
+    it('error responses carry CORS headers, so a browser can read them', async () => {
+      const response = await fetch(`${freeway.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { Origin: 'https://app.example', 'content-type': 'application/json' },
+        body: '{not json',
+      });
+      expect(response.status).to.equal(400);
+      expect(response.headers.get('access-control-allow-origin')).to.equal('*');
+      expect(list(response.headers.get('access-control-expose-headers'))).to.include('retry-after');
+    });
+  });
+
+  it('preflights are answered before the rate limit, and a 429 is readable cross-origin with its Retry-After', async () => {
+    const freeway = await startFreeway({ env: { RATE_LIMIT_MAX: '1' } });
+    try {
+      for (let i = 0; i < 3; i++) expect((await preflight(freeway, 'https://app.example', ['X-Groq-Key'])).status).to.equal(204);
+      const first = await fetch(`${freeway.url}/v1/models`, { headers: { Origin: 'https://app.example' } });
+      await first.arrayBuffer();
+      expect(first.status).to.equal(200);
+      const limited = await fetch(`${freeway.url}/v1/models`, { headers: { Origin: 'https://app.example' } });
+      await limited.arrayBuffer();
+      expect(limited.status).to.equal(429);
+      expect(limited.headers.get('retry-after')).to.match(/^\d+$/);
+      expect(limited.headers.get('access-control-allow-origin')).to.equal('*');
+      expect(list(limited.headers.get('access-control-expose-headers'))).to.include('retry-after');
+    } finally {
+      await freeway.close();
+    }
+  });
+
+  describe('CORS_ORIGINS list', () => {
+    let freeway: RunningFreeway;
+
+    before(async () => {
+      freeway = await startFreeway({ env: { CORS_ORIGINS: 'https://a.example, https://b.example' } });
+    });
+
+    after(async () => {
+      await freeway.close();
+    });
+
+    for (const origin of ['https://a.example', 'https://b.example']) {
+      it(`allows ${origin}`, async () => {
+        const pre = await preflight(freeway, origin, ['Content-Type', ...keyHeaderNames]);
+        expect(pre.status).to.equal(204);
+        expect(pre.headers.get('access-control-allow-origin')).to.equal(origin);
+        expect(list(pre.headers.get('vary'))).to.include('origin');
+        const actual = await fetch(`${freeway.url}/v1/models`, { headers: { Origin: origin } });
+        expect(actual.status).to.equal(200);
+        await actual.arrayBuffer();
+        expect(actual.headers.get('access-control-allow-origin')).to.equal(origin);
+        expect(list(actual.headers.get('access-control-expose-headers'))).to.include.members(['retry-after', 'x-freeway-provider']);
+      });
+    }
+
+    for (const origin of ['https://c.example', 'https://a.example.evil.test', 'http://a.example']) {
+      it(`does not allow ${origin}`, async () => {
+        const pre = await preflight(freeway, origin, ['Content-Type', 'X-Groq-Key']);
+        expect(pre.headers.get('access-control-allow-origin')).to.equal(null);
+        const actual = await fetch(`${freeway.url}/v1/models`, { headers: { Origin: origin } });
+        await actual.arrayBuffer();
+        expect(actual.headers.get('access-control-allow-origin')).to.equal(null);
+      });
+    }
+  });
+});
