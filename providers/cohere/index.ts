@@ -15,7 +15,15 @@ const cohere: ProviderPlugin = {
     { id: 'command-r-08-2024', capabilities: ['fast', 'tool-use', 'long-context'], contextWindow: 131072 },
     { id: 'command-a-03-2025', capabilities: ['tool-use', 'long-context'], contextWindow: 131072 },
   ],
-  createModel: (options) => openAICompatibleModel('cohere', options),
+  // Cohere's Compatibility API lists `stream_options` and `user` among its
+  // unsupported parameters (a request with stream_options is refused). Freeway
+  // always streams upstream, so sending it would fail every Cohere call. Usage is
+  // still read from the stream whenever Cohere sends it.
+  createModel: (options) =>
+    openAICompatibleModel('cohere', options, {
+      includeUsage: false,
+      transformRequestBody: ({ user: _user, stream_options: _streamOptions, ...body }) => body,
+    }),
 };
 
 export default cohere;

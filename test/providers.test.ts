@@ -1,0 +1,311 @@
+/**
+ * Every provider plugin, end to end through Freeway's HTTP API, against the
+ * provider's REAL default base URL intercepted by nock: what the upstream sees
+ * (URL, model id, auth header, mapped body) and what the client gets back
+ * (OpenAI chat.completion / chat.completion.chunk shapes, X-Freeway-* headers).
+ * Nothing leaves the process but 127.0.0.1 (Freeway itself).
+ */
+import { expect } from 'chai';
+import type Nock from 'nock';
+import type { ProviderPlugin } from '../providers/types.ts';
+import { providerPlugins, startFreeway, type RunningFreeway } from './support/freeway.ts';
+import { keyHeaders, testKeys } from './support/keys.ts';
+
+/** DECISIONS.md, "The 13 providers": id and default base URL. */
+const decisions: ReadonlyArray<readonly [id: string, baseURL: string]> = [
+  ['groq', 'https://api.groq.com/openai/v1'],
+  ['google', 'https://generativelanguage.googleapis.com/v1beta'],
+  ['openrouter', 'https://openrouter.ai/api/v1'],
+  ['cloudflare', 'https://api.cloudflare.com/client/v4'],
+  ['nvidia', 'https://integrate.api.nvidia.com/v1'],
+  ['cerebras', 'https://api.cerebras.ai/v1'],
+  ['together', 'https://api.together.xyz/v1'],
+  ['fireworks', 'https://api.fireworks.ai/inference/v1'],
+  ['mistral', 'https://api.mistral.ai/v1'],
+  ['sambanova', 'https://api.sambanova.ai/v1'],
+  ['deepseek', 'https://api.deepseek.com/v1'],
+  ['deepinfra', 'https://api.deepinfra.com/v1/openai'],
+  ['cohere', 'https://api.cohere.ai/compatibility/v1'],
+];
+
+/**
+ * nock patches fetch and http for the whole process as soon as it is imported,
+ * and its pass-through makes other suites' 127.0.0.1 traffic several times
+ * slower. Imported when this suite starts, not when mocha loads the file.
+ */
+let nock: typeof Nock;
+
+const plugins = await providerPlugins();
+const pluginById = new Map(plugins.map((plugin) => [plugin.id, plugin]));
+
+const SYSTEM = 'You are terse.';
+const conversation = [
+  { role: 'system', content: SYSTEM },
+  { role: 'user', content: 'Say hello' },
+  { role: 'assistant', content: 'Hi.' },
+  { role: 'user', content: 'Again, please' },
+];
+const TEMPERATURE = 0.25;
+const USER = 'end-user-42';
+const MAX_TOKENS = 64;
+const upstreamUsage = { prompt_tokens: 11, completion_tokens: 5, total_tokens: 16 };
+const expectedUsage = { prompt_tokens: 11, completion_tokens: 5, total_tokens: 16, promptTokens: 11, completionTokens: 5, totalTokens: 16 };
+
+/** The first model an alias could pick: a live model, as a real caller would pin it. */
+function pinnable(plugin: ProviderPlugin): string {
+  const spec = plugin.models.find((model) => !model.deprecated) ?? plugin.models[0];
+  if (!spec) throw new Error(`${plugin.id} declares no models`);
+  return spec.id;
+}
+
+/** Where the provider's streaming chat endpoint lives, from the DECISIONS base URL. */
+function upstreamURL(id: string, baseURL: string, modelId: string): string {
+  if (id === 'google') return `${baseURL}/models/${modelId}:streamGenerateContent?alt=sse`;
+  if (id === 'cloudflare') return `${baseURL}/accounts/${cloudflareParts().accountId}/ai/v1/chat/completions`;
+  return `${baseURL}/chat/completions`;
+}
+
+function cloudflareParts(): { accountId: string; token: string } {
+  const key = testKeys.cloudflare as string;
+  const colon = key.indexOf(':');
+  return { accountId: key.slice(0, colon), token: key.slice(colon + 1) };
+}
+
+/** The credential the upstream must receive: the header value, or Cloudflare's api_token part. */
+function upstreamToken(id: string): string {
+  return id === 'cloudflare' ? cloudflareParts().token : (testKeys[id] as string);
+}
+
+const sse = (events: readonly unknown[], done = true): string =>
+  events.map((event) => `data: ${JSON.stringify(event)}\n\n`).join('') + (done ? 'data: [DONE]\n\n' : '');
+
+/** An OpenAI-format upstream stream: "Hello" + " from <id>", then the finish reason and usage. */
+function openAIStream(id: string, modelId: string, finishReason: 'stop' | 'length'): string {
+  const base = { id: 'chatcmpl-upstream', object: 'chat.completion.chunk', created: 1700000000, model: modelId };
+  const events: unknown[] = [
+    { ...base, choices: [{ index: 0, delta: { role: 'assistant', content: 'Hello' }, finish_reason: null }] },
+    { ...base, choices: [{ index: 0, delta: { content: ` from ${id}` }, finish_reason: null }] },
+  ];
+  if (id === 'groq') {
+    // Groq reports streaming usage only in x_groq.usage, on the final chunk.
+    events.push({ ...base, choices: [{ index: 0, delta: {}, finish_reason: finishReason }], x_groq: { id: 'req_1', usage: upstreamUsage } });
+  } else {
+    events.push({ ...base, choices: [{ index: 0, delta: {}, finish_reason: finishReason }] });
+    events.push({ ...base, choices: [], usage: upstreamUsage });
+  }
+  return sse(events);
+}
+
+/** Gemini's streamGenerateContent?alt=sse answer (no [DONE]; the stream just ends). */
+function geminiStream(finishReason: 'STOP' | 'MAX_TOKENS'): string {
+  return sse(
+    [
+      { candidates: [{ content: { role: 'model', parts: [{ text: 'Hello' }] }, index: 0 }], modelVersion: 'gemini' },
+      {
+        candidates: [{ content: { role: 'model', parts: [{ text: ' from google' }] }, finishReason, index: 0 }],
+        usageMetadata: { promptTokenCount: 11, candidatesTokenCount: 5, totalTokenCount: 16 },
+      },
+    ],
+    false,
+  );
+}
+
+interface Seen {
+  url: string;
+  headers: Headers;
+  body: Record<string, unknown>;
+}
+
+/** Intercepts one POST to the provider's real endpoint and records what Freeway sent. */
+function interceptUpstream(id: string, baseURL: string, modelId: string, replyBody: string): { scope: Nock.Scope; seen: Seen[] } {
+  const target = new URL(upstreamURL(id, baseURL, modelId));
+  const seen: Seen[] = [];
+  let interceptor = nock(target.origin).post(target.pathname);
+  if (target.search !== '') interceptor = interceptor.query(Object.fromEntries(target.searchParams));
+  const scope = interceptor.reply(200, replyBody, { 'content-type': 'text/event-stream' });
+  scope.on('request', (req: Request, _interceptor: unknown, body: string) => {
+    seen.push({ url: req.url, headers: req.headers, body: JSON.parse(body) as Record<string, unknown> });
+  });
+  return { scope, seen };
+}
+
+function expectUpstreamRequest(id: string, baseURL: string, modelId: string, seen: readonly Seen[]): void {
+  expect(seen, 'upstream requests').to.have.length(1);
+  const [request] = seen as [Seen];
+  expect(request.url).to.equal(upstreamURL(id, baseURL, modelId));
+  const token = upstreamToken(id);
+  if (id === 'google') {
+    expect(request.headers.get('x-goog-api-key')).to.equal(token);
+    expect(request.headers.get('authorization')).to.equal(null);
+    expect(request.url).not.to.include(token);
+    expect(request.body.contents).to.deep.equal([
+      { role: 'user', parts: [{ text: 'Say hello' }] },
+      { role: 'model', parts: [{ text: 'Hi.' }] },
+      { role: 'user', parts: [{ text: 'Again, please' }] },
+    ]);
+    expect(request.body.systemInstruction).to.deep.equal({ parts: [{ text: SYSTEM }] });
+    expect(request.body.generationConfig).to.include({ temperature: TEMPERATURE, maxOutputTokens: MAX_TOKENS });
+    return;
+  }
+  expect(request.headers.get('authorization')).to.equal(`Bearer ${token}`);
+  if (id === 'cloudflare') expect(request.headers.get('authorization')).not.to.include(cloudflareParts().accountId);
+  expect(request.body.model).to.equal(modelId);
+  expect(request.body.messages).to.deep.equal(conversation);
+  expect(request.body.temperature).to.equal(TEMPERATURE);
+  expect(request.body.max_tokens).to.equal(MAX_TOKENS);
+  // Freeway always streams upstream, also for callers that did not ask to.
+  expect(request.body.stream).to.equal(true);
+  if (id === 'cohere') {
+    // Cohere's Compatibility API refuses these two fields.
+    expect(request.body, 'cohere body').to.not.have.any.keys('stream_options', 'user');
+  } else {
+    expect(request.body.user).to.equal(USER);
+    if (id !== 'groq') expect(request.body.stream_options).to.deep.equal({ include_usage: true });
+  }
+}
+
+function expectRoutingHeaders(res: Response, id: string, modelId: string): void {
+  expect(res.headers.get('x-freeway-provider')).to.equal(id);
+  expect(res.headers.get('x-freeway-model')).to.equal(`${id}/${modelId}`);
+  expect(res.headers.get('x-freeway-attempts')).to.match(/^.+ 200 \d+ms$/);
+  expect(res.headers.get('x-freeway-attempts')?.startsWith(`${id}/${modelId} 200 `)).to.equal(true);
+}
+
+interface Chunk {
+  id: string;
+  object: string;
+  created: number;
+  model: string;
+  choices: Array<{ index: number; delta: { role?: string; content?: string }; finish_reason: string | null }>;
+  usage?: Record<string, number>;
+}
+
+describe('providers: each plugin through Freeway against its real base URL (nock)', function () {
+  let freeway: RunningFreeway;
+  const unmatched: string[] = [];
+  const onNoMatch = (req: Request): void => {
+    // Requests to Freeway itself pass through nock too; only upstream misses matter.
+    if (new URL(req.url).hostname !== '127.0.0.1') unmatched.push(`${req.method} ${req.url}`);
+  };
+
+  before(async function () {
+    nock = (await import('nock')).default;
+    if (!nock.isActive()) nock.activate();
+    nock.disableNetConnect();
+    nock.enableNetConnect(/127\.0\.0\.1/);
+    nock.emitter.on('no match', onNoMatch);
+    freeway = await startFreeway();
+  });
+
+  afterEach(function () {
+    unmatched.length = 0;
+    nock.cleanAll();
+  });
+
+  after(async function () {
+    if (!nock) return;
+    nock.emitter.off('no match', onNoMatch);
+    nock.cleanAll();
+    nock.enableNetConnect();
+    await freeway?.close();
+  });
+
+  async function post(id: string, body: Record<string, unknown>): Promise<Response> {
+    return fetch(`${freeway.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...keyHeaders(id) },
+      body: JSON.stringify(body),
+    });
+  }
+
+  async function expectOk(res: Response): Promise<void> {
+    if (res.status !== 200) {
+      throw new Error(`Freeway answered ${res.status}: ${await res.text()} (nock unmatched: ${unmatched.join(', ') || 'none'})`);
+    }
+  }
+
+  for (const [id, baseURL] of decisions) {
+    describe(id, function () {
+      const plugin = pluginById.get(id);
+      const modelId = plugin ? pinnable(plugin) : '';
+      const requested = `${id}/${modelId}`;
+
+      before(function () {
+        if (!plugin) throw new Error(`no plugin providers/${id}`);
+      });
+
+      it(`non-streaming: POSTs to ${baseURL} with the mapped body and answers a chat.completion`, async function () {
+        const reply = id === 'google' ? geminiStream('MAX_TOKENS') : openAIStream(id, modelId, 'length');
+        const { scope, seen } = interceptUpstream(id, baseURL, modelId, reply);
+
+        const res = await post(id, { model: requested, messages: conversation, temperature: TEMPERATURE, max_tokens: MAX_TOKENS, user: USER });
+        await expectOk(res);
+
+        expect(scope.isDone(), 'nock scope done').to.equal(true);
+        expectUpstreamRequest(id, baseURL, modelId, seen);
+        expect(res.headers.get('content-type')).to.match(/^application\/json/);
+        expectRoutingHeaders(res, id, modelId);
+        const body = (await res.json()) as Record<string, any>;
+        expect(body.id).to.be.a('string').and.match(/^chatcmpl-/);
+        expect(body.object).to.equal('chat.completion');
+        expect(body.model).to.equal(requested);
+        expect(body.created).to.be.a('number');
+        expect(body.choices).to.have.length(1);
+        expect(body.choices[0].index).to.equal(0);
+        expect(body.choices[0].message).to.deep.equal({ role: 'assistant', content: `Hello from ${id}` });
+        expect(body.choices[0].finish_reason).to.equal('length');
+        expect(body.usage).to.deep.equal(expectedUsage);
+      });
+
+      it(`streaming: relays the upstream stream as chat.completion.chunk events and [DONE]`, async function () {
+        const reply = id === 'google' ? geminiStream('STOP') : openAIStream(id, modelId, 'stop');
+        const { scope, seen } = interceptUpstream(id, baseURL, modelId, reply);
+
+        const res = await post(id, {
+          model: requested,
+          messages: conversation,
+          temperature: TEMPERATURE,
+          max_tokens: MAX_TOKENS,
+          user: USER,
+          stream: true,
+          stream_options: { include_usage: true },
+        });
+        await expectOk(res);
+
+        expect(res.headers.get('content-type')).to.match(/^text\/event-stream/);
+        expectRoutingHeaders(res, id, modelId);
+        const text = await res.text();
+        expect(scope.isDone(), 'nock scope done').to.equal(true);
+        expectUpstreamRequest(id, baseURL, modelId, seen);
+
+        const events = text.split('\n\n').filter((event) => event !== '');
+        for (const event of events) expect(event.startsWith('data: '), event).to.equal(true);
+        expect(events.at(-1)).to.equal('data: [DONE]');
+        expect(text.endsWith('data: [DONE]\n\n')).to.equal(true);
+        const chunks = events.slice(0, -1).map((event) => JSON.parse(event.slice('data: '.length)) as Chunk);
+        expect(chunks.length).to.be.greaterThan(3);
+
+        const first = chunks[0] as Chunk;
+        expect(first.id).to.match(/^chatcmpl-/);
+        for (const chunk of chunks) {
+          expect(chunk.id).to.equal(first.id);
+          expect(chunk.object).to.equal('chat.completion.chunk');
+          expect(chunk.model).to.equal(requested);
+          expect(chunk.created).to.be.a('number');
+        }
+        expect(first.choices[0]?.delta.role).to.equal('assistant');
+
+        const usageChunk = chunks.at(-1) as Chunk;
+        expect(usageChunk.choices).to.deep.equal([]);
+        expect(usageChunk.usage).to.deep.equal(expectedUsage);
+
+        const withChoices = chunks.slice(0, -1);
+        const last = withChoices.at(-1) as Chunk;
+        expect(last.choices[0]?.finish_reason).to.equal('stop');
+        for (const chunk of withChoices.slice(0, -1)) expect(chunk.choices[0]?.finish_reason).to.equal(null);
+        const deltas = withChoices.map((chunk) => chunk.choices[0]?.delta.content).filter((content) => content !== undefined && content !== '');
+        expect(deltas).to.deep.equal(['Hello', ` from ${id}`]);
+      });
+    });
+  }
+});
