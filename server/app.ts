@@ -10,7 +10,7 @@ import { createKeyReader, type KeySet } from './keys.ts';
 import { createLatencyTracker } from './latency.ts';
 import { createRateLimit } from './middleware/rate-limit.ts';
 import { requestLog } from './middleware/request-log.ts';
-import { createRedactor } from './redact.ts';
+import { createRedactor, sanitizeForLog } from './redact.ts';
 import { createRouter } from './router.ts';
 import { chatCompletions } from './routes/chat.ts';
 import { health } from './routes/health.ts';
@@ -106,8 +106,10 @@ export function createApp(deps: AppDeps): FreewayApp {
     } else if (parserType === 'request.aborted') {
       res.destroy();
       return;
+    } else if (error instanceof URIError) {
+      [status, type, message] = [400, 'invalid_request_error', 'Validation failed: path: not valid percent-encoding'];
     } else {
-      logger.error({ err: error }, `${req.method} ${req.path}: unexpected error`);
+      logger.error({ err: error }, `${req.method} ${sanitizeForLog(req.path)}: unexpected error`);
     }
     if (res.headersSent) {
       res.destroy();

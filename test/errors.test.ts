@@ -230,6 +230,13 @@ describe('errors over HTTP', () => {
       );
     });
 
+    it('a path that is not valid percent-encoding is a 400, not a 500, and its error log holds no key', async () => {
+      for (const path of ['/v1/models/%ZZ', '/v1/models/gsk_SecretKey0123456789%E0%A4%A']) {
+        await expectError(await fetch(`${freeway.url}${path}`), 400, 'invalid_request_error', 'Validation failed: path: not valid percent-encoding');
+      }
+      expect(freeway.logs.join('\n')).to.not.include('SecretKey0123456789');
+    });
+
     for (const [method, path] of [
       ['GET', '/v2/foo'],
       ['POST', '/v1/completions'],
@@ -289,6 +296,8 @@ describe('errors over HTTP: rate limit', () => {
       expect(seconds).to.match(/^\d+$/);
       expect(Number(seconds)).to.be.within(59, 60);
       expect(reply.message).to.equal(`Rate limit exceeded. Retry after ${seconds} seconds.`);
+      // Refused before any route ran, the line still names Freeway's own path.
+      expect(JSON.parse(freeway.logs.at(-1) as string).msg).to.match(/^GET \/v1\/models 429 \d+ms$/);
     } finally {
       await freeway.close();
     }

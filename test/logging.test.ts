@@ -105,8 +105,8 @@ describe('request logging', () => {
     await check('GET', '/health', '/health', 200);
     await check('HEAD', '/health', '/health', 200);
     await check('GET', '/v1/models', '/v1/models', 200);
-    await check('GET', '/v1/models/groq/llama-3.3-70b-versatile', '/v1/models/:id', 200);
-    await check('GET', '/v1/models/cloudflare/@cf/meta/llama-3.1-8b-instruct-fp8', '/v1/models/:id', 200);
+    await check('GET', '/v1/models/groq/llama-3.3-70b-versatile', '/v1/models/*id', 200);
+    await check('GET', '/v1/models/cloudflare/@cf/meta/llama-3.1-8b-instruct-fp8', '/v1/models/*id', 200);
     await check('POST', '/v1/chat/completions', '/v1/chat/completions', 200, chatBody('groq/llama-3.3-70b-versatile'));
     await check('POST', '/v1/chat/completions', '/v1/chat/completions', 200, chatBody('cerebras/llama-3.3-70b', { stream: true }));
     await check('POST', '/v1/chat/completions', '/v1/chat/completions', 400, chatBody('free:auto', { temperature: 9 }));
@@ -188,7 +188,7 @@ describe('request logging', () => {
     expect(msgs.some((msg) => /^GET \/v1\/\[REDACTED\] 404 \d+ms$/.test(msg)), 'key path').to.equal(true);
     expect(msgs.some((msg) => /^GET \/v1\/\[REDACTED\]:\[REDACTED\] 404 \d+ms$/.test(msg)), 'cloudflare key path').to.equal(true);
     expect(msgs.some((msg) => /^GET \/v1\/models\?key=\[REDACTED\]&raw=\[REDACTED\] 200 \d+ms$/.test(msg))).to.equal(true);
-    expect(msgs.some((msg) => /^GET \/v1\/models\/:id 404 \d+ms$/.test(msg))).to.equal(true);
+    expect(msgs.some((msg) => /^GET \/v1\/models\/\*id 404 \d+ms$/.test(msg))).to.equal(true);
   });
 
   it('logs a client that went away as 499', async () => {

@@ -18,18 +18,22 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
 }
 
 export interface LogLocals {
-  /** The route's own path, set by the route; holds no user data. */
-  logPath?: string;
   /** Every upstream attempt of the request: provider, model, status, ms. No keys. */
   attempts?: ReadonlyArray<{ provider: string; model: string; status: number | string; ms: number }>;
 }
 
-function pathForLog(req: Request, res: Response): string {
-  const locals = res.locals as LogLocals;
-  const query = req.originalUrl.indexOf('?');
-  const search = query === -1 ? '' : sanitizeForLog(req.originalUrl.slice(query));
-  if (locals.logPath) return locals.logPath + search;
-  return sanitizeForLog(query === -1 ? req.originalUrl : req.originalUrl.slice(0, query)) + search;
+/** Paths that are Freeway's own constants, logged as they are even when no route ran (a 429). */
+const fixedPaths = new Set(['/health', '/v1/models', '/v1/chat/completions']);
+
+/** The matched route's own pattern, which holds no user data; otherwise the path with long tokens redacted. */
+function pathForLog(req: Request): string {
+  const url = req.originalUrl;
+  const query = url.indexOf('?');
+  const path = query === -1 ? url : url.slice(0, query);
+  const search = query === -1 ? '' : sanitizeForLog(url.slice(query));
+  const route = (req.route as { path?: unknown } | undefined)?.path;
+  if (typeof route === 'string') return route + search;
+  return (fixedPaths.has(path) ? path : sanitizeForLog(path)) + search;
 }
 
 /** One line per request: `<METHOD> <path> <status> <duration>ms`. */
@@ -43,7 +47,7 @@ export function requestLog(logger: Logger) {
       const ms = Math.round(performance.now() - started);
       const status = res.writableFinished ? res.statusCode : res.headersSent ? res.statusCode : 499;
       const attempts = (res.locals as LogLocals).attempts;
-      const line = `${req.method} ${pathForLog(req, res)} ${status} ${ms}ms`;
+      const line = `${req.method} ${pathForLog(req)} ${status} ${ms}ms`;
       if (attempts) logger.info({ attempts }, line);
       else logger.info(line);
     };

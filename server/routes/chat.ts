@@ -90,7 +90,6 @@ export function chatCompletions(deps: ChatDeps): RequestHandler {
   const { catalog, readKeys, router, redact, baseURLs, fetch } = deps;
   return async (req: Request, res: Response) => {
     const locals = res.locals as LogLocals;
-    locals.logPath = '/v1/chat/completions';
     const keys = readKeys(req.headers);
     res.locals.keys = keys;
     const request = parseChatRequest(req.body);

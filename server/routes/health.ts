@@ -1,7 +1,6 @@
 import type { Request, RequestHandler, Response } from 'express';
 import { type HealthStore, type KeyHasher, viewHealth } from '../health.ts';
 import type { KeyReader } from '../keys.ts';
-import type { LogLocals } from '../middleware/request-log.ts';
 
 export interface HealthEntry {
   state: string;
@@ -12,7 +11,6 @@ export interface HealthEntry {
 /** Health scoped to the keys in this request's headers: nobody sees another caller's keys. */
 export function health(readKeys: KeyReader, store: HealthStore, hashKey: KeyHasher, now: () => number = Date.now): RequestHandler {
   return async (req: Request, res: Response) => {
-    (res.locals as LogLocals).logPath = '/health';
     const keys = readKeys(req.headers);
     const providers: Record<string, HealthEntry> = {};
     if (keys.size > 0) {

@@ -1,11 +1,9 @@
 import type { Request, RequestHandler, Response } from 'express';
 import type { Catalog } from '../../catalog/catalog.ts';
 import { HttpError } from '../errors.ts';
-import type { LogLocals } from '../middleware/request-log.ts';
 
 export function listModels(catalog: Catalog): RequestHandler {
   return (_req: Request, res: Response) => {
-    (res.locals as LogLocals).logPath = '/v1/models';
     res.type('application/json').send(catalog.listBody);
   };
 }
@@ -13,7 +11,6 @@ export function listModels(catalog: Catalog): RequestHandler {
 /** `GET /v1/models/{id}`; ids contain `/`, so the route captures every remaining segment. */
 export function retrieveModel(catalog: Catalog): RequestHandler {
   return (req: Request, res: Response) => {
-    (res.locals as LogLocals).logPath = '/v1/models/:id';
     const segments = (req.params as Record<string, string | string[]>).id;
     const id = Array.isArray(segments) ? segments.join('/') : String(segments);
     const body = catalog.objectBodies.get(id);
