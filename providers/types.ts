@@ -16,12 +16,11 @@ export interface ModelSpec {
 export type FetchFunction = typeof globalThis.fetch;
 
 export interface ModelFactoryOptions {
+  /** The provider's own model id. */
   readonly modelId: string;
-  /** The caller's key, exactly as sent in the provider's header. Lives only for the request. */
-  readonly key: string;
   /** The default base URL, or its `<ID>_BASE_URL` override. */
   readonly baseURL: string;
-  /** The HTTP client every upstream call goes through. */
+  /** The HTTP client every upstream call goes through; the global fetch when absent. */
   readonly fetch?: FetchFunction;
 }
 
@@ -50,5 +49,12 @@ export interface ProviderPlugin {
    * (which never repeats the value) when it cannot be used, else undefined.
    */
   readonly checkKey?: (value: string) => string | undefined;
+  /**
+   * The headers that authenticate one upstream call with the caller's key
+   * (lower-case names). Models never hold a key: Freeway builds each model
+   * once and passes these headers with every call.
+   */
+  readonly authHeaders: (key: string) => Record<string, string>;
+  /** Builds the AI SDK language model for one of this provider's models; called once per process and model. */
   readonly createModel: (options: ModelFactoryOptions) => LanguageModelV4;
 }

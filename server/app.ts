@@ -3,6 +3,7 @@ import express, { type ErrorRequestHandler, type Express, type RequestHandler } 
 import type { Logger } from 'pino';
 import type { Catalog } from '../catalog/catalog.ts';
 import type { FetchFunction } from '../providers/types.ts';
+import { createModelSource } from './completion.ts';
 import type { Config } from './config.ts';
 import { errorBody, HttpError } from './errors.ts';
 import { createKeyHasher, createMemoryHealthStore, type HealthStore } from './health.ts';
@@ -80,7 +81,7 @@ export function createApp(deps: AppDeps): FreewayApp {
   app.post(
     '/v1/chat/completions',
     express.json({ limit: config.bodyLimitBytes, type: () => true, strict: false }),
-    chatCompletions({ catalog, readKeys, router, redact, baseURLs: config.baseURLs, fetch: deps.fetch }),
+    chatCompletions({ catalog, readKeys, router, redact, models: createModelSource(config.baseURLs, deps.fetch) }),
   );
   app.all('/v1/chat/completions', methodNotAllowed('POST'));
 

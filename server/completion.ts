@@ -1,4 +1,5 @@
-import type { LanguageModelV4Content, LanguageModelV4FinishReason, LanguageModelV4StreamPart, LanguageModelV4Usage } from '@ai-sdk/provider';
+import type { LanguageModelV4, LanguageModelV4Content, LanguageModelV4FinishReason, LanguageModelV4StreamPart, LanguageModelV4Usage } from '@ai-sdk/provider';
+import type { CatalogModel } from '../catalog/catalog.ts';
 import type { FetchFunction } from '../providers/types.ts';
 import type { CallOptions } from './mapping/request.ts';
 import { assertFinished, isFirstOutput } from './mapping/stream.ts';
@@ -12,10 +13,25 @@ export interface OpenedStream {
   readonly head: readonly LanguageModelV4StreamPart[];
 }
 
+/** The AI SDK model behind a catalog model; built once, shared by every request. */
+export type ModelSource = (model: CatalogModel) => LanguageModelV4;
+
+export function createModelSource(baseURLs: ReadonlyMap<string, string>, fetch: FetchFunction | undefined): ModelSource {
+  const models = new Map<string, LanguageModelV4>();
+  return (entry) => {
+    let model = models.get(entry.id);
+    if (!model) {
+      const { provider } = entry;
+      model = provider.createModel({ modelId: entry.spec.id, baseURL: baseURLs.get(provider.id) ?? provider.baseURL, fetch });
+      models.set(entry.id, model);
+    }
+    return model;
+  };
+}
+
 export interface UpstreamCall {
   readonly options: CallOptions;
-  readonly baseURLs: ReadonlyMap<string, string>;
-  readonly fetch: FetchFunction | undefined;
+  readonly models: ModelSource;
   readonly user: string | undefined;
 }
 
@@ -26,15 +42,10 @@ export interface UpstreamCall {
  * to first token and stream silence bound every attempt alike.
  */
 export async function openStream(call: UpstreamCall, candidate: Candidate, control: AttemptControl): Promise<OpenedStream> {
-  const { provider, spec } = candidate.model;
-  const model = provider.createModel({
-    modelId: spec.id,
-    key: candidate.key,
-    baseURL: call.baseURLs.get(provider.id) ?? provider.baseURL,
-    fetch: call.fetch,
-  });
-  const { stream } = await model.doStream({
+  const { provider } = candidate.model;
+  const { stream } = await call.models(candidate.model).doStream({
     ...call.options,
+    headers: provider.authHeaders(candidate.key),
     abortSignal: control.signal,
     providerOptions: call.user === undefined ? undefined : { [provider.id]: { user: call.user } },
   });

@@ -165,7 +165,7 @@ describe('provider plugin contract', function () {
           throw new Error('createModel must not call the network');
         };
         for (const spec of plugin.models) {
-          const model = plugin.createModel({ modelId: spec.id, key: sampleKey as string, baseURL: plugin.baseURL, fetch: noNetwork });
+          const model = plugin.createModel({ modelId: spec.id, baseURL: plugin.baseURL, fetch: noNetwork });
           expect(model.specificationVersion).to.equal('v4');
           expect(model.modelId).to.equal(spec.id);
           expect(model.provider).to.be.a('string');
@@ -185,16 +185,30 @@ describe('provider plugin contract', function () {
           calls.push({ url: request.url, headers: request.headers });
           return new Response('', { status: 200, headers: { 'content-type': 'text/event-stream' } });
         };
-        const model = plugin.createModel({ modelId: spec.id, key: sampleKey as string, baseURL, fetch: fakeFetch });
-        const { stream } = await model.doStream({ prompt: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }] });
-        await stream.cancel();
-        expect(calls).to.have.length(1);
-        const [call] = calls as [{ url: string; headers: Headers }];
-        expect(call.url.startsWith(`${baseURL}/`), call.url).to.equal(true);
-        const credential = credentialOf(plugin, sampleKey as string);
-        const sent = [...call.headers.values()];
-        expect(sent.some((value) => value === credential || value === `Bearer ${credential}`), 'credential header').to.equal(true);
-        expect(call.url, 'the key is not in the URL').to.not.include(credential);
+        // One model serves every caller: the key comes with each call, never with the model.
+        const model = plugin.createModel({ modelId: spec.id, baseURL, fetch: fakeFetch });
+        const otherKey = sampleKey!.replace(/[0-9]/g, '7');
+        for (const key of [sampleKey as string, otherKey]) {
+          const { stream } = await model.doStream({
+            prompt: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }],
+            headers: plugin.authHeaders(key),
+          });
+          await stream.cancel();
+        }
+        expect(calls).to.have.length(2);
+        calls.forEach((call, i) => {
+          const key = i === 0 ? (sampleKey as string) : otherKey;
+          expect(call.url.startsWith(`${baseURL}/`), call.url).to.equal(true);
+          const credential = credentialOf(plugin, key);
+          const sent = [...call.headers.values()];
+          expect(sent.some((value) => value === credential || value === `Bearer ${credential}`), 'credential header').to.equal(true);
+          expect(sent.filter((value) => value.includes('per-request')), 'no construction-time placeholder is sent').to.deep.equal([]);
+          expect(call.url, 'the key is not in the URL').to.not.include(credential);
+          if (plugin.id === 'cloudflare') {
+            expect(call.url).to.equal(`${baseURL}/accounts/${key.slice(0, key.indexOf(':'))}/ai/v1/chat/completions`);
+            expect([...call.headers.keys()].filter((name) => name.startsWith('x-freeway'))).to.deep.equal([]);
+          }
+        });
       });
     });
   }

@@ -465,9 +465,11 @@ describe('errors over HTTP: upstream failures', () => {
       baseURL: 'http://127.0.0.1:9',
       priority: 1,
       models: [{ id: 'model-1', capabilities: ['fast'], contextWindow: 8192 }],
-      createModel: ({ key }) => {
+      // The key reaches a plugin only through authHeaders; what it throws with it must be redacted.
+      authHeaders: (key) => {
         throw new Error(`factory broke for ${key}`);
       },
+      createModel: () => ({}) as ReturnType<ProviderPlugin['createModel']>,
     };
     const catalog = buildCatalog([plugin]);
     const config = loadConfig({ RATE_LIMIT_MAX: '1000' }, [plugin]);

@@ -265,14 +265,21 @@ describe('request and response mapping, as the upstream sees it', function () {
       expect((await sent({ ...user('JSON please'), response_format: { type: 'json_object' } })).response_format).to.deep.equal({ type: 'json_object' });
     });
 
-    it('json_schema arrives as json_object: the openai-compatible providers are built without structured outputs, so the schema is dropped', async function () {
-      const body = await sent({
-        ...user('JSON please'),
-        response_format: {
-          type: 'json_schema',
-          json_schema: { name: 'city', strict: true, schema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } },
-        },
-      });
+    const citySchema = {
+      type: 'json_schema',
+      json_schema: { name: 'city', strict: true, schema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } },
+    };
+
+    it('json_schema is forwarded with its schema to providers that take structured outputs (cerebras)', async function () {
+      const body = await sent({ ...user('JSON please'), response_format: citySchema });
+      const format = body.response_format as { type: string; json_schema: Record<string, unknown> };
+      expect(format.type).to.equal('json_schema');
+      expect(format.json_schema.name).to.equal('city');
+      expect(format.json_schema.schema).to.deep.equal({ type: 'object', properties: { name: { type: 'string' } }, required: ['name'] });
+    });
+
+    it('json_schema degrades to json_object for providers that do not take a schema (cloudflare)', async function () {
+      const body = await sent({ ...user('JSON please'), response_format: citySchema, model: 'cloudflare/@cf/meta/llama-3.1-8b-instruct-fp8' }, keyHeaders('cloudflare'));
       expect(body.response_format).to.deep.equal({ type: 'json_object' });
     });
 

@@ -1,4 +1,4 @@
-import { openAICompatibleModel } from '../openai-compatible.ts';
+import { bearerAuth, openAICompatibleModel } from '../openai-compatible.ts';
 import type { ProviderPlugin } from '../types.ts';
 
 const cerebras: ProviderPlugin = {
@@ -16,7 +16,8 @@ const cerebras: ProviderPlugin = {
     { id: 'gpt-oss-120b', capabilities: ['fast', 'reasoning', 'tool-use', 'long-context'], contextWindow: 131072 },
     { id: 'zai-glm-4.7', capabilities: ['reasoning', 'tool-use', 'long-context'], contextWindow: 262144, deprecated: true },
   ],
-  createModel: (options) => openAICompatibleModel('cerebras', options),
+  authHeaders: bearerAuth,
+  createModel: (options) => openAICompatibleModel('cerebras', options, { supportsStructuredOutputs: true }),
 };
 
 export default cerebras;

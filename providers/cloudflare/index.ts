@@ -1,11 +1,28 @@
 import { openAICompatibleModel } from '../openai-compatible.ts';
-import type { ProviderPlugin } from '../types.ts';
+import type { FetchFunction, ProviderPlugin } from '../types.ts';
 
 /** The header carries `account_id:api_token`; Workers AI's OpenAI endpoint lives under the account. */
 function splitKey(value: string): { accountId: string; token: string } | undefined {
   const colon = value.indexOf(':');
   if (colon <= 0 || colon === value.length - 1) return undefined;
   return { accountId: value.slice(0, colon), token: value.slice(colon + 1) };
+}
+
+/**
+ * Workers AI's URL holds the caller's account id, but a model is built once
+ * for every caller. So the model's URL has a placeholder, the account id
+ * travels with the call as a header, and this fetch moves it into the path.
+ */
+const accountHeader = 'x-freeway-cloudflare-account';
+const accountPlaceholder = '/accounts/_account_/';
+
+function withAccountInPath(fetch: FetchFunction | undefined): FetchFunction {
+  return (input, init) => {
+    const { [accountHeader]: accountId, ...headers } = (init?.headers ?? {}) as Record<string, string>;
+    if (!accountId) throw new Error('Cloudflare call without an account id');
+    const url = String(input).replace(accountPlaceholder, `/accounts/${encodeURIComponent(accountId)}/`);
+    return (fetch ?? globalThis.fetch)(url, { ...init, headers });
+  };
 }
 
 const cloudflare: ProviderPlugin = {
@@ -38,15 +55,13 @@ const cloudflare: ProviderPlugin = {
   ],
   checkKey: (value) =>
     splitKey(value) ? undefined : 'X-Cloudflare-Key must have the form account_id:api_token.',
-  createModel: (options) => {
-    const parts = splitKey(options.key);
+  authHeaders: (key) => {
+    const parts = splitKey(key);
     if (!parts) throw new Error('X-Cloudflare-Key must have the form account_id:api_token.');
-    return openAICompatibleModel('cloudflare', {
-      ...options,
-      key: parts.token,
-      baseURL: `${options.baseURL}/accounts/${encodeURIComponent(parts.accountId)}/ai/v1`,
-    });
+    return { authorization: `Bearer ${parts.token}`, [accountHeader]: parts.accountId };
   },
+  createModel: ({ modelId, baseURL, fetch }) =>
+    openAICompatibleModel('cloudflare', { modelId, baseURL: `${baseURL}${accountPlaceholder}ai/v1`, fetch: withAccountInPath(fetch) }),
 };
 
 export default cloudflare;

@@ -1,4 +1,4 @@
-import { openAICompatibleModel } from '../openai-compatible.ts';
+import { bearerAuth, openAICompatibleModel } from '../openai-compatible.ts';
 import type { ProviderPlugin } from '../types.ts';
 
 const cohere: ProviderPlugin = {
@@ -19,6 +19,7 @@ const cohere: ProviderPlugin = {
   // unsupported parameters (a request with stream_options is refused). Freeway
   // always streams upstream, so sending it would fail every Cohere call. Usage is
   // still read from the stream whenever Cohere sends it.
+  authHeaders: bearerAuth,
   createModel: (options) =>
     openAICompatibleModel('cohere', options, {
       includeUsage: false,

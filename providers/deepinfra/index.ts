@@ -1,4 +1,4 @@
-import { openAICompatibleModel } from '../openai-compatible.ts';
+import { bearerAuth, openAICompatibleModel } from '../openai-compatible.ts';
 import type { ProviderPlugin } from '../types.ts';
 
 const deepinfra: ProviderPlugin = {
@@ -18,6 +18,7 @@ const deepinfra: ProviderPlugin = {
     { id: 'Qwen/Qwen2.5-Coder-32B-Instruct', capabilities: ['fast', 'tool-use'], contextWindow: 32768 },
     { id: 'mistralai/Mistral-Small-3.1-24B-Instruct', capabilities: ['fast', 'tool-use'], contextWindow: 32768 },
   ],
+  authHeaders: bearerAuth,
   createModel: (options) => openAICompatibleModel('deepinfra', options),
 };
 

@@ -1,4 +1,4 @@
-import { openAICompatibleModel } from '../openai-compatible.ts';
+import { bearerAuth, openAICompatibleModel } from '../openai-compatible.ts';
 import type { ProviderPlugin } from '../types.ts';
 
 const deepseek: ProviderPlugin = {
@@ -14,6 +14,7 @@ const deepseek: ProviderPlugin = {
     { id: 'deepseek-v4-flash', capabilities: ['fast', 'tool-use', 'long-context'], contextWindow: 131072 },
     { id: 'deepseek-v4-pro', capabilities: ['reasoning', 'tool-use', 'long-context'], contextWindow: 131072 },
   ],
+  authHeaders: bearerAuth,
   createModel: (options) => openAICompatibleModel('deepseek', options),
 };
 

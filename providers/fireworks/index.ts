@@ -1,4 +1,4 @@
-import { openAICompatibleModel } from '../openai-compatible.ts';
+import { bearerAuth, openAICompatibleModel } from '../openai-compatible.ts';
 import type { ProviderPlugin } from '../types.ts';
 
 const fireworks: ProviderPlugin = {
@@ -14,7 +14,8 @@ const fireworks: ProviderPlugin = {
     { id: 'accounts/fireworks/models/qwen3-32b', capabilities: ['reasoning', 'tool-use', 'long-context'], contextWindow: 131072 },
     { id: 'accounts/fireworks/models/deepseek-r1', capabilities: ['reasoning', 'tool-use'], contextWindow: 16384 },
   ],
-  createModel: (options) => openAICompatibleModel('fireworks', options),
+  authHeaders: bearerAuth,
+  createModel: (options) => openAICompatibleModel('fireworks', options, { supportsStructuredOutputs: true }),
 };
 
 export default fireworks;

@@ -15,8 +15,10 @@ const google: ProviderPlugin = {
     { id: 'gemini-3.6-flash', capabilities: ['fast', 'vision', 'tool-use', 'long-context'], contextWindow: 1048576, deprecated: true },
     { id: 'gemini-3.5-flash', capabilities: ['fast', 'vision', 'tool-use', 'long-context'], contextWindow: 1048576, deprecated: true },
   ],
-  createModel: ({ modelId, key, baseURL, fetch }) =>
-    createGoogleGenerativeAI({ apiKey: key, baseURL, fetch }).languageModel(modelId),
+  authHeaders: (key) => ({ 'x-goog-api-key': key }),
+  // The SDK insists on a key at construction; every call's authHeaders replace it.
+  createModel: ({ modelId, baseURL, fetch }) =>
+    createGoogleGenerativeAI({ apiKey: 'per-request', baseURL, fetch }).languageModel(modelId),
 };
 
 export default google;

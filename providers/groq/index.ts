@@ -1,4 +1,5 @@
 import { createGroq } from '@ai-sdk/groq';
+import { bearerAuth } from '../openai-compatible.ts';
 import type { ProviderPlugin } from '../types.ts';
 
 const groq: ProviderPlugin = {
@@ -14,7 +15,9 @@ const groq: ProviderPlugin = {
     { id: 'llama-4-scout-17b-16e-instruct', capabilities: ['fast', 'tool-use', 'long-context'], contextWindow: 131072, deprecated: true },
     { id: 'llama-4-maverick-17b-128e-instruct', capabilities: ['fast', 'tool-use', 'vision', 'long-context'], contextWindow: 131072, deprecated: true },
   ],
-  createModel: ({ modelId, key, baseURL, fetch }) => createGroq({ apiKey: key, baseURL, fetch }).languageModel(modelId),
+  authHeaders: bearerAuth,
+  // The SDK insists on a key at construction; every call's authHeaders replace it.
+  createModel: ({ modelId, baseURL, fetch }) => createGroq({ apiKey: 'per-request', baseURL, fetch }).languageModel(modelId),
 };
 
 export default groq;

@@ -1,4 +1,4 @@
-import { openAICompatibleModel } from '../openai-compatible.ts';
+import { bearerAuth, openAICompatibleModel } from '../openai-compatible.ts';
 import type { ProviderPlugin } from '../types.ts';
 
 const mistral: ProviderPlugin = {
@@ -14,7 +14,8 @@ const mistral: ProviderPlugin = {
     { id: 'codestral-latest', capabilities: ['fast', 'tool-use', 'long-context'], contextWindow: 256000 },
     { id: 'mistral-large-latest', capabilities: ['reasoning', 'tool-use', 'long-context'], contextWindow: 128000 },
   ],
-  createModel: (options) => openAICompatibleModel('mistral', options),
+  authHeaders: bearerAuth,
+  createModel: (options) => openAICompatibleModel('mistral', options, { supportsStructuredOutputs: true }),
 };
 
 export default mistral;

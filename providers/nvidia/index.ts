@@ -1,4 +1,4 @@
-import { openAICompatibleModel } from '../openai-compatible.ts';
+import { bearerAuth, openAICompatibleModel } from '../openai-compatible.ts';
 import type { ProviderPlugin } from '../types.ts';
 
 const nvidia: ProviderPlugin = {
@@ -19,6 +19,7 @@ const nvidia: ProviderPlugin = {
     { id: 'moonshotai/kimi-k2.6', capabilities: ['reasoning', 'tool-use', 'long-context'], contextWindow: 262144 },
     { id: 'meta/llama-3.3-70b-instruct', capabilities: ['fast', 'tool-use', 'long-context'], contextWindow: 131072 },
   ],
+  authHeaders: bearerAuth,
   createModel: (options) => openAICompatibleModel('nvidia', options),
 };
 

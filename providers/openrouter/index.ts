@@ -1,4 +1,4 @@
-import { openAICompatibleModel } from '../openai-compatible.ts';
+import { bearerAuth, openAICompatibleModel } from '../openai-compatible.ts';
 import type { ProviderPlugin } from '../types.ts';
 
 const openrouter: ProviderPlugin = {
@@ -19,7 +19,8 @@ const openrouter: ProviderPlugin = {
     { id: 'nvidia/nemotron-3-nano-30b-a3b:free', capabilities: ['fast', 'tool-use', 'long-context'], contextWindow: 262144 },
     { id: 'qwen/qwen3-next-80b-a3b-instruct:free', capabilities: ['tool-use', 'long-context'], contextWindow: 262144 },
   ],
-  createModel: (options) => openAICompatibleModel('openrouter', options),
+  authHeaders: bearerAuth,
+  createModel: (options) => openAICompatibleModel('openrouter', options, { supportsStructuredOutputs: true }),
 };
 
 export default openrouter;

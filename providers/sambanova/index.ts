@@ -1,4 +1,4 @@
-import { openAICompatibleModel } from '../openai-compatible.ts';
+import { bearerAuth, openAICompatibleModel } from '../openai-compatible.ts';
 import type { ProviderPlugin } from '../types.ts';
 
 const sambanova: ProviderPlugin = {
@@ -14,6 +14,7 @@ const sambanova: ProviderPlugin = {
     { id: 'DeepSeek-V3.1-0324', capabilities: ['reasoning', 'tool-use', 'long-context'], contextWindow: 131072 },
     { id: 'Qwen3-32B', capabilities: ['reasoning', 'tool-use', 'long-context'], contextWindow: 131072 },
   ],
+  authHeaders: bearerAuth,
   createModel: (options) => openAICompatibleModel('sambanova', options),
 };
 

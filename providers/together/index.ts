@@ -1,4 +1,4 @@
-import { openAICompatibleModel } from '../openai-compatible.ts';
+import { bearerAuth, openAICompatibleModel } from '../openai-compatible.ts';
 import type { ProviderPlugin } from '../types.ts';
 
 const together: ProviderPlugin = {
@@ -15,7 +15,8 @@ const together: ProviderPlugin = {
     { id: 'deepseek-ai/DeepSeek-R1', capabilities: ['reasoning', 'tool-use'], contextWindow: 16384 },
     { id: 'Qwen/Qwen3-32B', capabilities: ['reasoning', 'tool-use', 'long-context'], contextWindow: 131072 },
   ],
-  createModel: (options) => openAICompatibleModel('together', options),
+  authHeaders: bearerAuth,
+  createModel: (options) => openAICompatibleModel('together', options, { supportsStructuredOutputs: true }),
 };
 
 export default together;

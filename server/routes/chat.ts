@@ -1,7 +1,6 @@
 import type { Request, RequestHandler, Response } from 'express';
 import { isAlias, type Catalog } from '../../catalog/catalog.ts';
-import type { FetchFunction } from '../../providers/types.ts';
-import { collectStream, openStream, type OpenedStream, type UpstreamCall } from '../completion.ts';
+import { collectStream, openStream, type ModelSource, type OpenedStream, type UpstreamCall } from '../completion.ts';
 import { errorBody, HttpError } from '../errors.ts';
 import type { KeyReader } from '../keys.ts';
 import { requiredCapabilities, toCallOptions } from '../mapping/request.ts';
@@ -18,8 +17,7 @@ export interface ChatDeps {
   readonly readKeys: KeyReader;
   readonly router: Router;
   readonly redact: Redactor;
-  readonly baseURLs: ReadonlyMap<string, string>;
-  readonly fetch?: FetchFunction;
+  readonly models: ModelSource;
 }
 
 export function attemptsHeader(attempts: readonly AttemptLog[]): string {
@@ -87,7 +85,7 @@ async function sendStream(res: Response, routed: Routed<OpenedStream>, request: 
 }
 
 export function chatCompletions(deps: ChatDeps): RequestHandler {
-  const { catalog, readKeys, router, redact, baseURLs, fetch } = deps;
+  const { catalog, readKeys, router, redact, models } = deps;
   return async (req: Request, res: Response) => {
     const locals = res.locals as LogLocals;
     const keys = readKeys(req.headers);
@@ -98,7 +96,7 @@ export function chatCompletions(deps: ChatDeps): RequestHandler {
       throw new HttpError(404, 'invalid_request_error', `Unknown model: ${request.model}. GET /v1/models lists the models.`);
     }
     const plan = await router.plan(entry, keys, isAlias(entry) ? requiredCapabilities(request) : []);
-    const call: UpstreamCall = { options: toCallOptions(request), baseURLs, fetch, user: request.user };
+    const call: UpstreamCall = { options: toCallOptions(request), models, user: request.user };
     const caller = new AbortController();
     res.once('close', () => {
       if (!res.writableFinished) caller.abort();
