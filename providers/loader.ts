@@ -4,6 +4,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { ProviderPlugin } from './types.ts';
 
 const providersDir = fileURLToPath(new URL('.', import.meta.url));
+// Run from source, plugins are .ts files; from the build in dist/, .js.
+const extension = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
 
 /**
  * Finds every `providers/<id>/index.ts` and returns their default exports,
@@ -15,10 +17,11 @@ export async function loadProviderPlugins(dir: string = providersDir): Promise<P
   const folders = entries.filter((entry) => entry.isDirectory()).map((entry) => entry.name).sort();
   const plugins: ProviderPlugin[] = [];
   for (const folder of folders) {
-    const module: { default?: ProviderPlugin } = await import(pathToFileURL(join(dir, folder, 'index.ts')).href);
-    if (!module.default) throw new Error(`providers/${folder}/index.ts has no default export`);
+    const file = `index${extension}`;
+    const module: { default?: ProviderPlugin } = await import(pathToFileURL(join(dir, folder, file)).href);
+    if (!module.default) throw new Error(`providers/${folder}/${file} has no default export`);
     if (module.default.id !== folder) {
-      throw new Error(`providers/${folder}/index.ts declares id "${module.default.id}"; the id must equal the folder name`);
+      throw new Error(`providers/${folder}/${file} declares id "${module.default.id}"; the id must equal the folder name`);
     }
     plugins.push(module.default);
   }

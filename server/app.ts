@@ -5,6 +5,7 @@ import type { Catalog } from '../catalog/catalog.ts';
 import type { FetchFunction } from '../providers/types.ts';
 import { createModelSource } from './completion.ts';
 import type { Config } from './config.ts';
+import { createUpstreamFetch } from './http-client.ts';
 import { errorBody, HttpError } from './errors.ts';
 import { createKeyHasher, createMemoryHealthStore, type HealthStore } from './health.ts';
 import { createKeyReader, type KeySet } from './keys.ts';
@@ -22,7 +23,7 @@ export interface AppDeps {
   readonly catalog: Catalog;
   readonly logger: Logger;
   readonly healthStore?: HealthStore;
-  /** The HTTP client for upstream calls; the global fetch when absent. */
+  /** The HTTP client for upstream calls; Freeway's keep-alive node:http client when absent. */
   readonly fetch?: FetchFunction;
   /** For tests: a source of randomness for exploration. */
   readonly random?: () => number;
@@ -81,7 +82,7 @@ export function createApp(deps: AppDeps): FreewayApp {
   app.post(
     '/v1/chat/completions',
     express.json({ limit: config.bodyLimitBytes, type: () => true, strict: false }),
-    chatCompletions({ catalog, readKeys, router, redact, models: createModelSource(config.baseURLs, deps.fetch) }),
+    chatCompletions({ catalog, readKeys, router, redact, models: createModelSource(config.baseURLs, deps.fetch ?? createUpstreamFetch()) }),
   );
   app.all('/v1/chat/completions', methodNotAllowed('POST'));
 
