@@ -92,6 +92,9 @@ describe('errors over HTTP', () => {
         'Validation failed: messages.0.role: must be one of system, developer, user, assistant, tool',
       ],
       ['message without role', { model: 'free:auto', messages: [{ content: 'hi' }] }, 'Validation failed: messages.0.role: is required'],
+      ['user content an empty array', { model: 'free:auto', messages: [{ role: 'user', content: [] }] }, 'Validation failed: messages.0.content: must NOT have fewer than 1 items'],
+      ['more than 4 stop sequences', { model: 'free:auto', messages: hi, stop: ['a', 'b', 'c', 'd', 'e'] }, 'Validation failed: stop: must NOT have more than 4 items'],
+      ['tool_choice object without function', { model: 'free:auto', messages: hi, tool_choice: { type: 'function' } }, 'Validation failed: tool_choice.function: is required'],
       [
         'unknown content part type',
         { model: 'free:auto', messages: [{ role: 'user', content: [{ type: 'text', text: 'a' }, { type: 'audio', data: 'x' }] }] },
@@ -114,8 +117,8 @@ describe('errors over HTTP', () => {
       ],
       ['temperature above 2', { model: 'free:auto', messages: hi, temperature: 3 }, 'Validation failed: temperature: must be <= 2'],
       ['temperature below 0', { model: 'free:auto', messages: hi, temperature: -1 }, 'Validation failed: temperature: must be >= 0'],
-      ['temperature not a number', { model: 'free:auto', messages: hi, temperature: 'hot' }, 'Validation failed: temperature: must be number,null'],
-      ['max_tokens not an integer', { model: 'free:auto', messages: hi, max_tokens: 1.5 }, 'Validation failed: max_tokens: must be integer,null'],
+      ['temperature not a number', { model: 'free:auto', messages: hi, temperature: 'hot' }, 'Validation failed: temperature: must be number or null'],
+      ['max_tokens not an integer', { model: 'free:auto', messages: hi, max_tokens: 1.5 }, 'Validation failed: max_tokens: must be integer or null'],
       ['empty messages', { model: 'free:auto', messages: [] }, 'Validation failed: messages: must NOT have fewer than 1 items'],
       [
         'unknown tool_choice',
