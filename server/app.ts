@@ -1,5 +1,6 @@
 import cors from 'cors';
 import express, { type ErrorRequestHandler, type Express, type RequestHandler } from 'express';
+import type { Store } from 'express-rate-limit';
 import type { Logger } from 'pino';
 import type { Catalog } from '../catalog/catalog.ts';
 import type { FetchFunction } from '../providers/types.ts';
@@ -22,7 +23,10 @@ export interface AppDeps {
   readonly config: Config;
   readonly catalog: Catalog;
   readonly logger: Logger;
+  /** Where provider health lives; in memory when absent. */
   readonly healthStore?: HealthStore;
+  /** Where the rate-limit windows live; an in-memory sliding window when absent. */
+  readonly rateLimitStore?: Store;
   /** The HTTP client for upstream calls; Freeway's keep-alive node:http client when absent. */
   readonly fetch?: FetchFunction;
   /** For tests: a source of randomness for exploration. */
@@ -52,7 +56,7 @@ export function createApp(deps: AppDeps): FreewayApp {
   const hashKey = createKeyHasher(config.keyHashSecret);
   const healthStore = deps.healthStore ?? createMemoryHealthStore();
   const router = createRouter({ config, health: healthStore, hashKey, latency: createLatencyTracker(), redact, random: deps.random, now: deps.now });
-  const rateLimit = createRateLimit({ max: config.rateLimitMax, windowMs: config.rateLimitWindowMs });
+  const rateLimit = createRateLimit({ max: config.rateLimitMax, windowMs: config.rateLimitWindowMs, store: deps.rateLimitStore });
   const keyHeaders = providers.map((provider) => provider.header);
 
   const app = express();
