@@ -8,13 +8,15 @@ import { createModelSource } from './completion.ts';
 import type { Config } from './config.ts';
 import { createUpstreamFetch } from './http-client.ts';
 import { errorBody, HttpError } from './errors.ts';
-import { createKeyHasher, createMemoryHealthStore, type HealthStore } from './health.ts';
+import { createKeyHasher, type HealthStore } from './health.ts';
 import { createKeyReader, type KeySet } from './keys.ts';
 import { createLatencyTracker } from './latency.ts';
 import { createRateLimit } from './middleware/rate-limit.ts';
+import { jsonBody } from './middleware/json-body.ts';
 import { requestLog } from './middleware/request-log.ts';
 import { createRedactor, sanitizeForLog } from './redact.ts';
 import { createRouter } from './router.ts';
+import { createStores } from './stores.ts';
 import { chatCompletions } from './routes/chat.ts';
 import { health } from './routes/health.ts';
 import { listModels, retrieveModel } from './routes/models.ts';
@@ -23,9 +25,9 @@ export interface AppDeps {
   readonly config: Config;
   readonly catalog: Catalog;
   readonly logger: Logger;
-  /** Where provider health lives; in memory when absent. */
+  /** Where provider health lives; when absent, Redis with REDIS_URL, else memory. */
   readonly healthStore?: HealthStore;
-  /** Where the rate-limit windows live; an in-memory sliding window when absent. */
+  /** Where the rate-limit windows live; when absent, Redis with REDIS_URL, else an in-memory sliding window. */
   readonly rateLimitStore?: Store;
   /** The HTTP client for upstream calls; Freeway's keep-alive node:http client when absent. */
   readonly fetch?: FetchFunction;
@@ -54,9 +56,10 @@ export function createApp(deps: AppDeps): FreewayApp {
   const redact = createRedactor(providers);
   const readKeys = createKeyReader(providers);
   const hashKey = createKeyHasher(config.keyHashSecret);
-  const healthStore = deps.healthStore ?? createMemoryHealthStore();
+  const stores = createStores(config, logger, deps);
+  const { healthStore } = stores;
   const router = createRouter({ config, health: healthStore, hashKey, latency: createLatencyTracker(), redact, random: deps.random, now: deps.now });
-  const rateLimit = createRateLimit({ max: config.rateLimitMax, windowMs: config.rateLimitWindowMs, store: deps.rateLimitStore });
+  const rateLimit = createRateLimit({ max: config.rateLimitMax, windowMs: config.rateLimitWindowMs, store: stores.rateLimitStore });
   const keyHeaders = providers.map((provider) => provider.header);
 
   const app = express();
@@ -85,7 +88,7 @@ export function createApp(deps: AppDeps): FreewayApp {
   app.all('/v1/models/*id', methodNotAllowed('GET, HEAD'));
   app.post(
     '/v1/chat/completions',
-    express.json({ limit: config.bodyLimitBytes, type: () => true, strict: false }),
+    jsonBody(config.bodyLimitBytes, config.bodyLimit),
     chatCompletions({ catalog, readKeys, router, redact, models: createModelSource(config.baseURLs, deps.fetch ?? createUpstreamFetch()) }),
   );
   app.all('/v1/chat/completions', methodNotAllowed('POST'));
@@ -99,19 +102,9 @@ export function createApp(deps: AppDeps): FreewayApp {
     let status = 500;
     let type: HttpError['type'] = 'server_error';
     let message = 'Internal server error.';
-    const parserType = (error as { type?: unknown }).type;
     if (error instanceof HttpError) {
       ({ status, type, message } = error);
       if (error.headers) for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
-    } else if (parserType === 'entity.parse.failed') {
-      [status, type, message] = [400, 'invalid_request_error', 'Validation failed: body: not valid JSON'];
-    } else if (parserType === 'entity.too.large') {
-      [status, type, message] = [413, 'invalid_request_error', `Request body larger than ${config.bodyLimit}.`];
-    } else if (parserType === 'encoding.unsupported' || parserType === 'charset.unsupported') {
-      [status, type, message] = [415, 'invalid_request_error', 'Request body must be UTF-8 JSON.'];
-    } else if (parserType === 'request.aborted') {
-      res.destroy();
-      return;
     } else if (error instanceof URIError) {
       [status, type, message] = [400, 'invalid_request_error', 'Validation failed: path: not valid percent-encoding'];
     } else {
@@ -127,9 +120,6 @@ export function createApp(deps: AppDeps): FreewayApp {
 
   return {
     app,
-    async close() {
-      await rateLimit.store.shutdown?.();
-      await healthStore.close();
-    },
+    close: stores.close,
   };
 }

@@ -286,6 +286,41 @@ describe('errors over HTTP', () => {
       expect(Buffer.byteLength(body)).to.be.lessThan(1024);
       await expectError(await chat(freeway, body), 400, 'invalid_request_error', 'Validation failed: messages: must be array');
     });
+
+    it('a chunked body (no Content-Length) over the limit', async () => {
+      const big = JSON.stringify({ model: 'free:auto', messages: [{ role: 'user', content: 'x'.repeat(5000) }] });
+      const stream = new ReadableStream<Uint8Array>({
+        start(controller) {
+          const bytes = new TextEncoder().encode(big);
+          for (let i = 0; i < bytes.length; i += 500) controller.enqueue(bytes.slice(i, i + 500));
+          controller.close();
+        },
+      });
+      const res = await fetch(`${freeway.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: stream,
+        duplex: 'half',
+      } as RequestInit & { duplex: 'half' });
+      await expectError(res, 413, 'invalid_request_error', 'Request body larger than 1kb.');
+    });
+  });
+
+  describe('415 bodies Freeway does not read', () => {
+    for (const [name, headers] of [
+      ['gzip-compressed', { 'content-type': 'application/json', 'content-encoding': 'gzip' }],
+      ['in another charset', { 'content-type': 'application/json; charset=latin1' }],
+    ] as const) {
+      it(`a body ${name}`, async () => {
+        const res = await fetch(`${freeway.url}/v1/chat/completions`, { method: 'POST', headers, body: '{}' });
+        await expectError(res, 415, 'invalid_request_error', 'Request body must be uncompressed UTF-8 JSON.');
+      });
+    }
+
+    it('an explicit utf-8 charset is fine', async () => {
+      const res = await fetch(`${freeway.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json; charset=UTF-8' }, body: '{}' });
+      await expectError(res, 400, 'invalid_request_error', 'Validation failed: model: is required');
+    });
   });
 });
 
