@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { availableParallelism } from 'node:os';
 import type { ProviderPlugin } from '../providers/types.ts';
 
 export interface Config {
@@ -27,6 +28,10 @@ export interface Config {
   readonly baseURLs: ReadonlyMap<string, string>;
   /** HMAC secret for the hashes that key provider health. */
   readonly keyHashSecret: string;
+  /** Processes serving HTTP: 1 runs in this process; more run under node:cluster. */
+  readonly workers: number;
+  /** Where rate-limit windows and provider health are shared; in memory when absent. */
+  readonly redisUrl: string | undefined;
   readonly logLevel: string;
 }
 
@@ -48,6 +53,25 @@ export function parseSize(name: string, raw: string): number {
   return Math.floor(Number(match[1]) * (sizeUnits[(match[2] ?? 'b').toLowerCase()] ?? 1));
 }
 
+function workerCount(raw: string | undefined): number {
+  if (raw === undefined || raw === '') return 1;
+  if (raw === 'auto') return availableParallelism();
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 1) throw new Error(`WORKERS must be auto or an integer >= 1, got "${raw}"`);
+  return value;
+}
+
+function checkRedisUrl(raw: string): void {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new Error('REDIS_URL must be a URL such as redis://127.0.0.1:6379');
+  }
+  // The value may carry a password: never echo it.
+  if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') throw new Error('REDIS_URL must start with redis:// or rediss://');
+}
+
 export function loadConfig(env: Env, plugins: readonly ProviderPlugin[]): Config {
   const baseURLs = new Map<string, string>();
   for (const plugin of plugins) {
@@ -60,6 +84,13 @@ export function loadConfig(env: Env, plugins: readonly ProviderPlugin[]): Config
   const exploreShare = env.ROUTING_EXPLORE_SHARE === undefined ? 0.05 : Number(env.ROUTING_EXPLORE_SHARE);
   if (!(exploreShare >= 0 && exploreShare <= 1)) throw new Error('ROUTING_EXPLORE_SHARE must be a number from 0 to 1');
   const bodyLimit = env.BODY_LIMIT || '20mb';
+  const redisUrl = env.REDIS_URL || undefined;
+  if (redisUrl !== undefined) checkRedisUrl(redisUrl);
+  const keyHashSecret = env.KEY_HASH_SECRET || undefined;
+  if (redisUrl !== undefined && (keyHashSecret === undefined || keyHashSecret.length < 16)) {
+    // Instances sharing one Redis must hash keys alike, and a random secret per process would not.
+    throw new Error('KEY_HASH_SECRET (at least 16 characters, the same on every instance) is required when REDIS_URL is set');
+  }
   return {
     host: env.HOST || '0.0.0.0',
     port: integer(env, 'PORT', 3000, 0),
@@ -76,7 +107,9 @@ export function loadConfig(env: Env, plugins: readonly ProviderPlugin[]): Config
     routing,
     exploreShare,
     baseURLs,
-    keyHashSecret: env.KEY_HASH_SECRET || randomBytes(32).toString('hex'),
+    keyHashSecret: keyHashSecret ?? randomBytes(32).toString('hex'),
+    workers: workerCount(env.WORKERS),
+    redisUrl,
     logLevel: env.LOG_LEVEL || 'info',
   };
 }

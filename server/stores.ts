@@ -1,0 +1,132 @@
+import type { ClientRateLimitInfo, Options, Store } from 'express-rate-limit';
+import type { Logger } from 'pino';
+import type { Config } from './config.ts';
+import { createMemoryHealthStore, type HealthStore } from './health.ts';
+import { createSlidingWindowStore } from './middleware/sliding-window-store.ts';
+import { closeRedis, connectRedis } from './redis/client.ts';
+import { createRedisHealthStore } from './redis/health-store.ts';
+import { createRedisRateLimitStore } from './redis/rate-limit-store.ts';
+import { createThrottledWarn, type Warn } from './warn-every.ts';
+
+/**
+ * Where Freeway keeps its only state, the rate-limit windows and provider health:
+ * in this process's memory (one process), in the cluster primary's (WORKERS > 1,
+ * see cluster.ts), or in Redis (REDIS_URL), shared by every worker and instance.
+ */
+export interface Stores {
+  readonly healthStore: HealthStore;
+  readonly rateLimitStore: Store;
+  close(): Promise<void>;
+}
+
+export interface StoreChoice {
+  /** Stores made elsewhere (tests, the cluster worker); they win over the configured ones. */
+  readonly healthStore?: HealthStore;
+  readonly rateLimitStore?: Store;
+}
+
+export function createStores(config: Config, logger: Logger, given: StoreChoice = {}): Stores {
+  const warn = createThrottledWarn(logger);
+  const needsRedis = config.redisUrl !== undefined && (!given.healthStore || !given.rateLimitStore);
+  const redis = needsRedis && config.redisUrl ? connectRedis(config.redisUrl, logger, warn) : undefined;
+  const healthStore =
+    given.healthStore ?? (redis ? withHealthFallback(createRedisHealthStore(redis), warn, 'Redis') : createMemoryHealthStore());
+  const rateLimitStore = given.rateLimitStore ?? (redis ? failOpen(createRedisRateLimitStore(redis), warn, 'Redis') : createSlidingWindowStore());
+  return {
+    healthStore,
+    rateLimitStore,
+    async close() {
+      await rateLimitStore.shutdown?.();
+      await healthStore.close();
+      if (redis) await closeRedis(redis);
+    },
+  };
+}
+
+/** A shared rate-limit store that lets requests through, with a warning, when it cannot answer. */
+export function failOpen(store: Store, warn: Warn, where: string): Store {
+  const open = (error: unknown): ClientRateLimitInfo => {
+    warn('rate-limit', `Rate limit not enforced: ${where} did not answer; requests are let through`, error);
+    return { totalHits: 1, resetTime: undefined };
+  };
+  return {
+    localKeys: store.localKeys ?? false,
+    prefix: store.prefix,
+    init(options: Options) {
+      store.init?.(options);
+    },
+    async get(key: string) {
+      try {
+        return await store.get?.(key);
+      } catch (error) {
+        warn('rate-limit', `Rate limit state unavailable: ${where} did not answer`, error);
+        return undefined;
+      }
+    },
+    async increment(key: string) {
+      try {
+        return await store.increment(key);
+      } catch (error) {
+        return open(error);
+      }
+    },
+    async decrement(key: string) {
+      try {
+        await store.decrement(key);
+      } catch {
+        // A lost decrement leaves one hit too many in one window; not worth a log line.
+      }
+    },
+    async resetKey(key: string) {
+      await store.resetKey(key);
+    },
+    async resetAll() {
+      await store.resetAll?.();
+    },
+    async shutdown() {
+      await store.shutdown?.();
+    },
+  };
+}
+
+/**
+ * A shared health store that falls back to this process's memory while the
+ * shared one is unreachable, and goes back to it as soon as it answers again.
+ * What was learnt meanwhile stays local: a key that failed during an outage
+ * may be tried once more by another instance.
+ */
+export function withHealthFallback(shared: HealthStore, warn: Warn, where: string): HealthStore {
+  const local = createMemoryHealthStore();
+  const fallBack = (error: unknown): void =>
+    warn('health', `Provider health kept in this process's memory: ${where} did not answer`, error);
+  return {
+    async get(ids) {
+      try {
+        return await shared.get(ids);
+      } catch (error) {
+        fallBack(error);
+        return local.get(ids);
+      }
+    },
+    async record(id, outcome, now) {
+      try {
+        return await shared.record(id, outcome, now);
+      } catch (error) {
+        fallBack(error);
+        return local.record(id, outcome, now);
+      }
+    },
+    async claimProbe(id, now) {
+      try {
+        return await shared.claimProbe(id, now);
+      } catch (error) {
+        fallBack(error);
+        return local.claimProbe(id, now);
+      }
+    },
+    async close() {
+      await shared.close();
+      await local.close();
+    },
+  };
+}
