@@ -1,4 +1,4 @@
-import { createOpenAICompatible, type OpenAICompatibleProviderSettings } from '@ai-sdk/openai-compatible';
+import type { OpenAICompatibleProviderSettings } from '@ai-sdk/openai-compatible';
 import type { LanguageModelV4 } from '@ai-sdk/provider';
 import type { ModelFactoryOptions } from './types.ts';
 
@@ -11,7 +11,8 @@ export function bearerAuth(key: string): Record<string, string> {
 }
 
 /** The factory shared by every provider that speaks OpenAI's chat/completions wire format. */
-export function openAICompatibleModel(name: string, options: ModelFactoryOptions, quirks: OpenAICompatibleQuirks = {}): LanguageModelV4 {
+export async function openAICompatibleModel(name: string, options: ModelFactoryOptions, quirks: OpenAICompatibleQuirks = {}): Promise<LanguageModelV4> {
+  const { createOpenAICompatible } = await import('@ai-sdk/openai-compatible');
   return createOpenAICompatible({
     name,
     baseURL: options.baseURL,

@@ -55,6 +55,11 @@ export interface ProviderPlugin {
    * once and passes these headers with every call.
    */
   readonly authHeaders: (key: string) => Record<string, string>;
-  /** Builds the AI SDK language model for one of this provider's models; called once per process and model. */
-  readonly createModel: (options: ModelFactoryOptions) => LanguageModelV4;
+  /**
+   * Builds the AI SDK language model for one of this provider's models; called
+   * once per process and model, on first use. It may load the provider's SDK
+   * then (a dynamic import), so that start-up and memory only pay for the
+   * providers in use.
+   */
+  readonly createModel: (options: ModelFactoryOptions) => LanguageModelV4 | Promise<LanguageModelV4>;
 }

@@ -13,16 +13,18 @@ export interface OpenedStream {
   readonly head: readonly LanguageModelV4StreamPart[];
 }
 
-/** The AI SDK model behind a catalog model; built once, shared by every request. */
-export type ModelSource = (model: CatalogModel) => LanguageModelV4;
+/** The AI SDK model behind a catalog model; built once, on first use, and shared by every request. */
+export type ModelSource = (model: CatalogModel) => Promise<LanguageModelV4>;
 
 export function createModelSource(baseURLs: ReadonlyMap<string, string>, fetch: FetchFunction | undefined): ModelSource {
-  const models = new Map<string, LanguageModelV4>();
+  const models = new Map<string, Promise<LanguageModelV4>>();
   return (entry) => {
     let model = models.get(entry.id);
     if (!model) {
       const { provider } = entry;
-      model = provider.createModel({ modelId: entry.spec.id, baseURL: baseURLs.get(provider.id) ?? provider.baseURL, fetch });
+      model = Promise.resolve(provider.createModel({ modelId: entry.spec.id, baseURL: baseURLs.get(provider.id) ?? provider.baseURL, fetch }));
+      // A factory that failed is tried again by the next request.
+      model.catch(() => models.delete(entry.id));
       models.set(entry.id, model);
     }
     return model;
@@ -43,7 +45,8 @@ export interface UpstreamCall {
  */
 export async function openStream(call: UpstreamCall, candidate: Candidate, control: AttemptControl): Promise<OpenedStream> {
   const { provider } = candidate.model;
-  const { stream } = await call.models(candidate.model).doStream({
+  const model = await call.models(candidate.model);
+  const { stream } = await model.doStream({
     ...call.options,
     headers: provider.authHeaders(candidate.key),
     abortSignal: control.signal,

@@ -160,12 +160,12 @@ describe('provider plugin contract', function () {
         }
       });
 
-      it('createModel returns an AI SDK v4 language model for every declared model, without network', function () {
+      it('createModel returns an AI SDK v4 language model for every declared model, without network', async function () {
         const noNetwork: FetchFunction = () => {
           throw new Error('createModel must not call the network');
         };
         for (const spec of plugin.models) {
-          const model = plugin.createModel({ modelId: spec.id, baseURL: plugin.baseURL, fetch: noNetwork });
+          const model = await plugin.createModel({ modelId: spec.id, baseURL: plugin.baseURL, fetch: noNetwork });
           expect(model.specificationVersion).to.equal('v4');
           expect(model.modelId).to.equal(spec.id);
           expect(model.provider).to.be.a('string');
@@ -186,7 +186,7 @@ describe('provider plugin contract', function () {
           return new Response('', { status: 200, headers: { 'content-type': 'text/event-stream' } });
         };
         // One model serves every caller: the key comes with each call, never with the model.
-        const model = plugin.createModel({ modelId: spec.id, baseURL, fetch: fakeFetch });
+        const model = await plugin.createModel({ modelId: spec.id, baseURL, fetch: fakeFetch });
         const otherKey = sampleKey!.replace(/[0-9]/g, '7');
         for (const key of [sampleKey as string, otherKey]) {
           const { stream } = await model.doStream({

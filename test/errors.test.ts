@@ -507,7 +507,7 @@ describe('errors over HTTP: upstream failures', () => {
       authHeaders: (key) => {
         throw new Error(`factory broke for ${key}`);
       },
-      createModel: () => ({}) as ReturnType<ProviderPlugin['createModel']>,
+      createModel: () => ({}) as Awaited<ReturnType<ProviderPlugin['createModel']>>,
     };
     const catalog = buildCatalog([plugin]);
     const config = loadConfig({ RATE_LIMIT_MAX: '1000' }, [plugin]);

@@ -1,4 +1,3 @@
-import { createGoogleGenerativeAI } from '@ai-sdk/google';
 import type { ProviderPlugin } from '../types.ts';
 
 const google: ProviderPlugin = {
@@ -17,8 +16,10 @@ const google: ProviderPlugin = {
   ],
   authHeaders: (key) => ({ 'x-goog-api-key': key }),
   // The SDK insists on a key at construction; every call's authHeaders replace it.
-  createModel: ({ modelId, baseURL, fetch }) =>
-    createGoogleGenerativeAI({ apiKey: 'per-request', baseURL, fetch }).languageModel(modelId),
+  createModel: async ({ modelId, baseURL, fetch }) => {
+    const { createGoogleGenerativeAI } = await import('@ai-sdk/google');
+    return createGoogleGenerativeAI({ apiKey: 'per-request', baseURL, fetch }).languageModel(modelId);
+  },
 };
 
 export default google;

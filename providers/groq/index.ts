@@ -1,4 +1,3 @@
-import { createGroq } from '@ai-sdk/groq';
 import { bearerAuth } from '../openai-compatible.ts';
 import type { ProviderPlugin } from '../types.ts';
 
@@ -17,7 +16,10 @@ const groq: ProviderPlugin = {
   ],
   authHeaders: bearerAuth,
   // The SDK insists on a key at construction; every call's authHeaders replace it.
-  createModel: ({ modelId, baseURL, fetch }) => createGroq({ apiKey: 'per-request', baseURL, fetch }).languageModel(modelId),
+  createModel: async ({ modelId, baseURL, fetch }) => {
+    const { createGroq } = await import('@ai-sdk/groq');
+    return createGroq({ apiKey: 'per-request', baseURL, fetch }).languageModel(modelId);
+  },
 };
 
 export default groq;
