@@ -1,50 +1,95 @@
+import cluster from 'node:cluster';
 import { createServer } from 'node:http';
 import { buildCatalog } from '../catalog/catalog.ts';
 import { loadProviderPlugins } from '../providers/loader.ts';
 import { createApp } from './app.ts';
-import { loadConfig } from './config.ts';
+import { createPrimaryStores, isShutdownMessage, runPrimary } from './cluster.ts';
+import { loadConfig, type Config } from './config.ts';
 import { createLogger } from './middleware/request-log.ts';
 
-const plugins = await loadProviderPlugins();
-const config = loadConfig(process.env, plugins);
-const logger = createLogger(config.logLevel);
-const catalog = buildCatalog(plugins);
-const freeway = createApp({ config, catalog, logger });
-const server = createServer(freeway.app);
-
-server.listen(config.port, config.host, () => {
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : config.port;
-  logger.info(`Freeway listening on http://${config.host}:${port} (${catalog.providers.length} providers, ${catalog.models.length} models)`);
-});
-
-let stopping = false;
-function shutdown(signal: NodeJS.Signals): void {
-  if (stopping) {
-    logger.warn(`${signal} again: exiting now`);
-    logger.flush();
-    process.exit(1);
-  }
-  stopping = true;
-  logger.info(`${signal}: draining in-flight requests (up to ${config.shutdownTimeoutMs} ms)`);
-  const force = setTimeout(() => {
-    logger.warn('shutdown timeout: closing remaining connections');
-    server.closeAllConnections();
-  }, config.shutdownTimeoutMs);
-  force.unref();
-  // Connections that finish their last response while draining would otherwise
-  // sit in keep-alive until their idle timeout.
-  const reaper = setInterval(() => server.closeIdleConnections(), 100);
-  reaper.unref();
-  server.close(async () => {
-    clearTimeout(force);
-    clearInterval(reaper);
-    await freeway.close();
-    logger.info('stopped');
-    logger.flush(() => process.exit(0));
+// A cluster worker may be told to stop before it is up; listen for that first.
+let stopRequested = false;
+let onStopRequest: (() => void) | undefined;
+if (cluster.isWorker) {
+  process.on('message', (message: unknown) => {
+    if (!isShutdownMessage(message)) return;
+    stopRequested = true;
+    onStopRequest?.();
   });
-  server.closeIdleConnections();
 }
 
-process.on('SIGTERM', shutdown);
-process.on('SIGINT', shutdown);
+const plugins = await loadProviderPlugins();
+let config: Config;
+try {
+  config = loadConfig(process.env, plugins);
+} catch (error) {
+  process.stderr.write(`Freeway cannot start: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+}
+const clustered = config.workers > 1;
+const rootLogger = createLogger(config.logLevel);
+// With several processes writing one log, each line says which one wrote it.
+const logger = clustered ? rootLogger.child({ pid: process.pid }) : rootLogger;
+
+if (clustered && cluster.isPrimary) {
+  runPrimary(config, logger);
+} else {
+  serve(config);
+}
+
+function serve(config: Config): void {
+  const catalog = buildCatalog(plugins);
+  // Workers without Redis keep their state in the primary; with Redis (or alone), createApp picks the stores.
+  const shared = clustered && !config.redisUrl ? createPrimaryStores(logger) : {};
+  const freeway = createApp({ config, catalog, logger, ...shared });
+  const server = createServer(freeway.app);
+
+  server.listen(config.port, config.host, () => {
+    const address = server.address();
+    const port = typeof address === 'object' && address ? address.port : config.port;
+    if (clustered) logger.info(`worker listening on http://${config.host}:${port}`);
+    else logger.info(`Freeway listening on http://${config.host}:${port} (${catalog.providers.length} providers, ${catalog.models.length} models)`);
+    if (stopRequested) stop('shutdown request');
+  });
+
+  let stopping = false;
+  let signalled = false;
+
+  function stop(reason: string): void {
+    if (stopping) return;
+    stopping = true;
+    logger.info(`${reason}: draining in-flight requests (up to ${config.shutdownTimeoutMs} ms)`);
+    const force = setTimeout(() => {
+      logger.warn('shutdown timeout: closing remaining connections');
+      server.closeAllConnections();
+    }, config.shutdownTimeoutMs);
+    force.unref();
+    // Connections that finish their last response while draining would otherwise
+    // sit in keep-alive until their idle timeout.
+    const reaper = setInterval(() => server.closeIdleConnections(), 100);
+    reaper.unref();
+    server.close(async () => {
+      clearTimeout(force);
+      clearInterval(reaper);
+      await freeway.close();
+      logger.info('stopped');
+      logger.flush(() => process.exit(0));
+    });
+    server.closeIdleConnections();
+  }
+
+  // Only a second signal (not the primary's stop request) means "exit now".
+  function onSignal(signal: NodeJS.Signals): void {
+    if (signalled) {
+      logger.warn(`${signal} again: exiting now`);
+      logger.flush();
+      process.exit(1);
+    }
+    signalled = true;
+    stop(signal);
+  }
+
+  onStopRequest = () => stop('shutdown request');
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+}

@@ -1,0 +1,269 @@
+import cluster, { type Worker } from 'node:cluster';
+import type { ClientRateLimitInfo, Options, Store } from 'express-rate-limit';
+import type { Logger } from 'pino';
+import type { Config } from './config.ts';
+import { createMemoryHealthStore, type HealthRecord, type HealthStore, type Outcome } from './health.ts';
+import { createSlidingWindowStore } from './middleware/sliding-window-store.ts';
+import { failOpen, withHealthFallback } from './stores.ts';
+import { createThrottledWarn } from './warn-every.ts';
+
+/*
+ * WORKERS > 1: the primary process forks the workers that serve HTTP and, when
+ * there is no Redis, holds the rate-limit windows and provider health itself,
+ * in the same memory stores a single process uses. Workers reach them over the
+ * cluster's IPC channel, so a client's (limit + 1)th request is refused
+ * whichever worker it lands on. With REDIS_URL every worker talks to Redis and
+ * the primary only forks, restarts and drains.
+ */
+
+type StoreCall =
+  | { readonly op: 'rl.increment' | 'rl.get' | 'rl.decrement' | 'rl.resetKey'; readonly key: string }
+  | { readonly op: 'rl.resetAll' }
+  | { readonly op: 'health.get'; readonly ids: readonly string[] }
+  | { readonly op: 'health.record'; readonly id: string; readonly outcome: Outcome; readonly now: number }
+  | { readonly op: 'health.claimProbe'; readonly id: string; readonly now: number };
+
+interface StoreRequest {
+  readonly freeway: 'store';
+  readonly seq: number;
+  readonly call: StoreCall;
+}
+
+interface StoreReply {
+  readonly freeway: 'store';
+  readonly seq: number;
+  readonly value?: unknown;
+  readonly error?: string;
+}
+
+/** Rate-limit info as it crosses the channel (a Date would arrive as a string). */
+interface WireInfo {
+  readonly totalHits: number;
+  readonly resetTime: number | undefined;
+}
+
+const shutdownMessage = { freeway: 'shutdown' } as const;
+
+function isFreewayMessage(message: unknown, kind: string): boolean {
+  return typeof message === 'object' && message !== null && (message as { freeway?: unknown }).freeway === kind;
+}
+
+export const isShutdownMessage = (message: unknown): boolean => isFreewayMessage(message, 'shutdown');
+
+// ---------------------------------------------------------------------------
+// Worker side
+
+/** How long a worker waits for the primary before going on without it (fail open / local health). */
+const primaryTimeoutMs = 1_000;
+
+function createPrimaryChannel(): <T>(call: StoreCall) => Promise<T> {
+  const pending = new Map<number, { resolve(value: unknown): void; reject(error: Error): void; deadline: number }>();
+  let seq = 0;
+  process.on('message', (message: unknown) => {
+    if (!isFreewayMessage(message, 'store')) return;
+    const reply = message as StoreReply;
+    const entry = pending.get(reply.seq);
+    if (!entry) return;
+    pending.delete(reply.seq);
+    if (reply.error !== undefined) entry.reject(new Error(reply.error));
+    else entry.resolve(reply.value);
+  });
+  // One sweeper instead of a timer per call.
+  const sweeper = setInterval(() => {
+    const now = Date.now();
+    for (const [id, entry] of pending) {
+      if (entry.deadline > now) continue;
+      pending.delete(id);
+      entry.reject(new Error(`the cluster primary did not answer within ${primaryTimeoutMs} ms`));
+    }
+  }, 100);
+  sweeper.unref();
+
+  return <T>(call: StoreCall) =>
+    new Promise<T>((resolve, reject) => {
+      if (!process.send || !process.connected) {
+        reject(new Error('no channel to the cluster primary'));
+        return;
+      }
+      const id = (seq = (seq + 1) % Number.MAX_SAFE_INTEGER);
+      pending.set(id, { resolve: resolve as (value: unknown) => void, reject, deadline: Date.now() + primaryTimeoutMs });
+      const request: StoreRequest = { freeway: 'store', seq: id, call };
+      process.send(request, undefined, undefined, (error: Error | null) => {
+        if (!error || !pending.delete(id)) return;
+        reject(error);
+      });
+    });
+}
+
+const toInfo = (wire: WireInfo | undefined | null): ClientRateLimitInfo | undefined =>
+  wire ? { totalHits: wire.totalHits, resetTime: wire.resetTime === undefined ? undefined : new Date(wire.resetTime) } : undefined;
+
+/** A worker's stores: proxies to the primary's, failing open (rate limit) or falling back to memory (health). */
+export function createPrimaryStores(logger: Logger): { healthStore: HealthStore; rateLimitStore: Store } {
+  const call = createPrimaryChannel();
+  const warn = createThrottledWarn(logger);
+  const windows: Store = {
+    localKeys: false,
+    async get(key) {
+      return toInfo(await call<WireInfo | null>({ op: 'rl.get', key }));
+    },
+    async increment(key) {
+      return toInfo(await call<WireInfo>({ op: 'rl.increment', key })) as ClientRateLimitInfo;
+    },
+    async decrement(key) {
+      await call({ op: 'rl.decrement', key });
+    },
+    async resetKey(key) {
+      await call({ op: 'rl.resetKey', key });
+    },
+    async resetAll() {
+      await call({ op: 'rl.resetAll' });
+    },
+  };
+  const health: HealthStore = {
+    async get(ids) {
+      // JSON turns a missing record into null.
+      const records = await call<Array<HealthRecord | null>>({ op: 'health.get', ids });
+      return records.map((record) => record ?? undefined);
+    },
+    record: (id, outcome, now) => call<HealthRecord>({ op: 'health.record', id, outcome, now }),
+    claimProbe: (id, now) => call<boolean>({ op: 'health.claimProbe', id, now }),
+    async close() {},
+  };
+  return {
+    rateLimitStore: failOpen(windows, warn, 'the cluster primary'),
+    healthStore: withHealthFallback(health, warn, 'the cluster primary'),
+  };
+}
+
+// ---------------------------------------------------------------------------
+// Primary side
+
+function servePrimaryStores(config: Config): { handle(worker: Worker, request: StoreRequest): void; close(): Promise<void> } {
+  const windows = createSlidingWindowStore();
+  windows.init?.({ limit: config.rateLimitMax, windowMs: config.rateLimitWindowMs } as Options);
+  const health = createMemoryHealthStore();
+  const wire = (info: ClientRateLimitInfo | undefined): WireInfo | null =>
+    info ? { totalHits: info.totalHits, resetTime: info.resetTime?.getTime() } : null;
+
+  async function run(call: StoreCall): Promise<unknown> {
+    switch (call.op) {
+      case 'rl.increment':
+        return wire(await windows.increment(call.key));
+      case 'rl.get':
+        return wire(await windows.get?.(call.key));
+      case 'rl.decrement':
+        return windows.decrement(call.key);
+      case 'rl.resetKey':
+        return windows.resetKey(call.key);
+      case 'rl.resetAll':
+        return windows.resetAll?.();
+      case 'health.get':
+        return health.get(call.ids);
+      case 'health.record':
+        return health.record(call.id, call.outcome, call.now);
+      case 'health.claimProbe':
+        return health.claimProbe(call.id, call.now);
+    }
+  }
+
+  return {
+    handle(worker, request) {
+      const answer = (reply: StoreReply): void => {
+        if (worker.isConnected()) worker.send(reply, undefined, () => {});
+      };
+      run(request.call).then(
+        (value) => answer({ freeway: 'store', seq: request.seq, value: value ?? null }),
+        (error: unknown) => answer({ freeway: 'store', seq: request.seq, error: error instanceof Error ? error.message : String(error) }),
+      );
+    },
+    async close() {
+      await windows.shutdown?.();
+      await health.close();
+    },
+  };
+}
+
+/** Runs the cluster primary: forks `config.workers` workers, restarts crashed ones, drains them all on SIGTERM/SIGINT. */
+export function runPrimary(config: Config, logger: Logger): void {
+  const stores = config.redisUrl ? undefined : servePrimaryStores(config);
+  const startedAt = new Map<Worker, number>();
+  let stopping = false;
+  let listening = 0;
+  let quickCrashes = 0;
+  let failedExits = 0;
+
+  // The secret travels to the workers so that every one of them hashes keys alike.
+  const fork = (): void => {
+    const worker = cluster.fork({ KEY_HASH_SECRET: config.keyHashSecret });
+    startedAt.set(worker, Date.now());
+  };
+
+  if (stores) {
+    cluster.on('message', (worker: Worker, message: unknown) => {
+      if (isFreewayMessage(message, 'store')) stores.handle(worker, message as StoreRequest);
+    });
+  }
+
+  cluster.on('listening', (_worker: Worker, address: { port: number }) => {
+    listening += 1;
+    if (listening === config.workers) {
+      const state = config.redisUrl ? 'Redis' : 'the primary process';
+      logger.info(
+        `Freeway listening on http://${config.host}:${address.port} (${config.workers} workers; rate limits and health in ${state})`,
+      );
+    }
+  });
+
+  cluster.on('exit', (worker: Worker, code: number | null, signal: string | null) => {
+    const started = startedAt.get(worker) ?? 0;
+    startedAt.delete(worker);
+    const how = signal ? `signal ${signal}` : `code ${code}`;
+    if (stopping) {
+      if (code !== 0) failedExits += 1;
+      if (startedAt.size === 0) finish();
+      return;
+    }
+    // A worker that keeps dying at once is restarted ever more slowly.
+    quickCrashes = Date.now() - started < 5_000 ? quickCrashes + 1 : 0;
+    const delay = quickCrashes <= 1 ? 0 : Math.min(250 * 2 ** (quickCrashes - 1), 10_000);
+    logger.error(`worker ${worker.process.pid} exited (${how}); starting another${delay ? ` in ${delay} ms` : ''}`);
+    setTimeout(() => {
+      if (!stopping) fork();
+    }, delay);
+  });
+
+  function finish(): void {
+    void stores?.close();
+    logger.info('stopped');
+    logger.flush(() => process.exit(failedExits === 0 ? 0 : 1));
+  }
+
+  function shutdown(signal: NodeJS.Signals): void {
+    const workers = Object.values(cluster.workers ?? {}).filter((worker): worker is Worker => worker !== undefined);
+    if (stopping) {
+      logger.warn(`${signal} again: stopping the workers now`);
+      for (const worker of workers) worker.process.kill('SIGKILL');
+      logger.flush(() => process.exit(1));
+      return;
+    }
+    stopping = true;
+    logger.info(`${signal}: draining ${workers.length} workers (up to ${config.shutdownTimeoutMs} ms)`);
+    if (startedAt.size === 0) {
+      finish();
+      return;
+    }
+    // A message, not a signal: a worker that got the same SIGINT from the terminal must not take this as a second one.
+    for (const worker of workers) if (worker.isConnected()) worker.send(shutdownMessage, undefined, () => {});
+    const force = setTimeout(() => {
+      logger.warn('workers still running after the shutdown timeout: killing them');
+      for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGKILL');
+    }, config.shutdownTimeoutMs + 5_000);
+    force.unref();
+  }
+
+  process.on('SIGTERM', shutdown);
+  process.on('SIGINT', shutdown);
+  logger.info(`starting ${config.workers} workers`);
+  for (let i = 0; i < config.workers; i++) fork();
+}

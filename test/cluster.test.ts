@@ -1,0 +1,303 @@
+import { expect } from 'chai';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { request } from 'node:http';
+import { availableParallelism } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { Redis } from 'ioredis';
+import { faults } from './support/faults.ts';
+import { keyHeaders } from './support/keys.ts';
+import { redisServerBinary, startRedis, type RunningRedis } from './support/redis.ts';
+import { startUpstream, type FakeUpstream } from './support/upstream.ts';
+
+const mainScript = fileURLToPath(new URL('../server/main.ts', import.meta.url));
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+interface LogLine {
+  level: number;
+  pid?: number;
+  msg: string;
+}
+
+interface Cluster {
+  readonly url: string;
+  readonly proc: ChildProcess;
+  /** Every JSON log line of the primary and its workers so far. */
+  readonly lines: LogLine[];
+  /** Raw output, for failure messages. */
+  readonly output: string[];
+  readonly exited: Promise<number | null>;
+  readonly primaryPid: number;
+  workerPids(): number[];
+  waitFor(what: RegExp, count?: number, ms?: number): Promise<LogLine[]>;
+}
+
+interface Reply {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+}
+
+/** One request on a connection of its own, so that the cluster can hand it to any worker. */
+function fresh(url: string, path: string, options: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<Reply> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      `${url}${path}`,
+      { method: options.method ?? 'GET', agent: false, headers: { connection: 'close', ...options.headers } },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (body += chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+      },
+    );
+    req.on('error', reject);
+    req.end(options.body);
+  });
+}
+
+const chat = (url: string, headers: Record<string, string>, extra: Record<string, unknown> = {}): Promise<Reply> =>
+  fresh(url, '/v1/chat/completions', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify({ model: 'free:auto', messages: [{ role: 'user', content: 'Say hello' }], ...extra }),
+  });
+
+const alive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+describe('WORKERS: Freeway on every core (node:cluster)', function () {
+  this.timeout(30_000);
+  let upstream: FakeUpstream;
+  const running: Cluster[] = [];
+
+  before(async () => {
+    upstream = await startUpstream();
+  });
+  beforeEach(() => {
+    upstream.handle(faults.ok('Hello from upstream'));
+    upstream.requests.length = 0;
+  });
+  afterEach(async () => {
+    for (const cluster of running.splice(0)) {
+      const pids = cluster.workerPids();
+      cluster.proc.kill('SIGKILL');
+      await cluster.exited;
+      // Workers leave when their primary's channel closes; make sure of it.
+      for (const pid of pids) if (alive(pid)) process.kill(pid, 'SIGKILL');
+    }
+  });
+  after(() => upstream?.close());
+
+  async function startCluster(env: Record<string, string>): Promise<Cluster> {
+    const proc = spawn(process.execPath, [mainScript], {
+      env: { ...process.env, PORT: '0', HOST: '127.0.0.1', GROQ_BASE_URL: upstream.url, LOG_LEVEL: 'info', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const lines: LogLine[] = [];
+    const output: string[] = [];
+    const waiters = new Set<() => void>();
+    let partial = '';
+    proc.stdout.setEncoding('utf8');
+    proc.stdout.on('data', (text: string) => {
+      output.push(text);
+      const parts = (partial + text).split('\n');
+      partial = parts.pop() ?? '';
+      for (const part of parts) {
+        if (part.trim() === '') continue;
+        try {
+          lines.push(JSON.parse(part) as LogLine);
+        } catch {
+          lines.push({ level: 0, msg: part });
+        }
+      }
+      for (const wake of waiters) wake();
+    });
+    proc.stderr.on('data', (text: Buffer) => output.push(text.toString()));
+    const exited = once(proc, 'exit').then(([code]) => code as number | null);
+
+    const cluster: Cluster = {
+      url: '',
+      proc,
+      lines,
+      output,
+      exited,
+      primaryPid: proc.pid as number,
+      workerPids: () => [...new Set(lines.filter((line) => /^worker listening/.test(line.msg)).map((line) => line.pid as number))],
+      waitFor(what, count = 1, ms = 20_000) {
+        return new Promise((resolve, reject) => {
+          const check = (): void => {
+            const found = lines.filter((line) => what.test(line.msg));
+            if (found.length < count) return;
+            waiters.delete(check);
+            clearTimeout(timer);
+            resolve(found);
+          };
+          const timer = setTimeout(() => {
+            waiters.delete(check);
+            reject(new Error(`no ${count} log line(s) matching ${what} within ${ms} ms:\n${output.join('')}`));
+          }, ms);
+          waiters.add(check);
+          check();
+        });
+      },
+    };
+    running.push(cluster);
+    const [listening] = await Promise.race([
+      cluster.waitFor(/^Freeway listening on/),
+      exited.then((code) => Promise.reject(new Error(`exited early with ${code}: ${output.join('')}`))),
+    ]);
+    const url = /listening on (http:\/\/[\d.]+:\d+)/.exec(listening?.msg ?? '')?.[1];
+    if (!url) throw new Error(`no URL in ${listening?.msg}`);
+    return Object.assign(cluster, { url });
+  }
+
+  /** Distinct pids among the request log lines matching `what`. */
+  const servedBy = (cluster: Cluster, what: RegExp): Set<number> =>
+    new Set(cluster.lines.filter((line) => what.test(line.msg) && line.pid !== cluster.primaryPid).map((line) => line.pid as number));
+
+  it('WORKERS=2: a client gets exactly RATE_LIMIT_MAX requests through, whichever worker serves them', async () => {
+    const cluster = await startCluster({ WORKERS: '2', RATE_LIMIT_MAX: '5' });
+    expect(cluster.workerPids()).to.have.length(2);
+    expect(cluster.lines.find((line) => /^Freeway listening/.test(line.msg))?.msg).to.include('2 workers; rate limits and health in the primary process');
+
+    const client = { 'x-forwarded-for': '203.0.113.7' };
+    const replies = await Promise.all(Array.from({ length: 20 }, () => fresh(cluster.url, '/v1/models', { headers: client })));
+    const statuses = replies.map((reply) => reply.status);
+    expect(statuses.filter((status) => status === 200), statuses.join(' ')).to.have.length(5);
+    expect(statuses.filter((status) => status === 429)).to.have.length(15);
+    for (const reply of replies.filter((r) => r.status === 429)) expect(Number(reply.headers['retry-after'])).to.be.within(1, 60);
+
+    // Sequential requests after the burst: still refused on every worker.
+    for (let i = 0; i < 4; i++) expect((await fresh(cluster.url, '/v1/models', { headers: client })).status).to.equal(429);
+    await cluster.waitFor(/^GET \/v1\/models (200|429)/, 24);
+    expect(servedBy(cluster, /^GET \/v1\/models (200|429)/).size, 'both workers served').to.equal(2);
+
+    // Another client has a window of its own.
+    expect((await fresh(cluster.url, '/v1/models', { headers: { 'x-forwarded-for': '203.0.113.8' } })).status).to.equal(200);
+  });
+
+  it('WORKERS=2: a 429 one worker saw makes every worker report and skip that key', async () => {
+    const cluster = await startCluster({ WORKERS: '2' });
+    upstream.handle(faults.rateLimited(50));
+    const first = await chat(cluster.url, keyHeaders('groq'));
+    expect(first.status).to.equal(502);
+    expect(upstream.requests).to.have.length(1);
+
+    const healths = await Promise.all(Array.from({ length: 8 }, () => fresh(cluster.url, '/health', { headers: keyHeaders('groq') })));
+    for (const reply of healths) {
+      const groq = (JSON.parse(reply.body) as { providers: Record<string, { state: string; retryAfter?: number }> }).providers.groq;
+      expect(groq?.state).to.equal('rate_limited');
+      expect(groq?.retryAfter).to.be.within(45, 50);
+    }
+    const again = await Promise.all(Array.from({ length: 6 }, () => chat(cluster.url, keyHeaders('groq'))));
+    for (const reply of again) expect(reply.status).to.equal(502);
+    expect(upstream.requests, 'no worker tried the rate-limited key again').to.have.length(1);
+    await cluster.waitFor(/^GET \/health 200/, 8);
+    expect(servedBy(cluster, /^(GET \/health|POST \/v1\/chat\/completions) /).size, 'both workers served').to.equal(2);
+  });
+
+  it('restarts a worker that dies, and the shared state survives it', async () => {
+    const cluster = await startCluster({ WORKERS: '2', RATE_LIMIT_MAX: '2' });
+    const client = { 'x-forwarded-for': '203.0.113.20' };
+    for (let i = 0; i < 3; i++) await fresh(cluster.url, '/v1/models', { headers: client });
+    const [victim] = cluster.workerPids();
+    process.kill(victim as number, 'SIGKILL');
+    await cluster.waitFor(/exited \(signal SIGKILL\); starting another/);
+    await cluster.waitFor(/^worker listening/, 3);
+    expect(cluster.workerPids()).to.have.length(3);
+    const after = await Promise.all(Array.from({ length: 6 }, () => fresh(cluster.url, '/v1/models', { headers: client })));
+    expect(after.map((reply) => reply.status)).to.deep.equal([429, 429, 429, 429, 429, 429]);
+  });
+
+  it('SIGTERM drains every worker (an in-flight stream finishes) and the primary exits 0', async () => {
+    upstream.handle(faults.trickle(6, 80));
+    const cluster = await startCluster({ WORKERS: '2' });
+    const workers = cluster.workerPids();
+    const stream = chat(cluster.url, keyHeaders('groq'), { stream: true });
+    while (upstream.requests.length === 0) await sleep(10);
+    cluster.proc.kill('SIGTERM');
+    const reply = await stream;
+    expect(reply.status).to.equal(200);
+    expect(reply.body.trimEnd().endsWith('data: [DONE]')).to.equal(true);
+    expect(await cluster.exited).to.equal(0);
+    expect(cluster.lines.filter((line) => /draining in-flight requests/.test(line.msg))).to.have.length(2);
+    for (const pid of workers) expect(alive(pid), `worker ${pid} is gone`).to.equal(false);
+  });
+
+  it('SIGINT to the whole process group (Ctrl-C) drains once and exits 0', async () => {
+    const cluster = await startCluster({ WORKERS: '2' });
+    const workers = cluster.workerPids();
+    // The terminal signals every process; the primary's stop request must not count as a second signal.
+    for (const pid of [cluster.primaryPid, ...workers]) process.kill(pid, 'SIGINT');
+    expect(await cluster.exited).to.equal(0);
+    expect(cluster.lines.filter((line) => /again: exiting now/.test(line.msg))).to.have.length(0);
+  });
+
+  it('WORKERS=auto starts one worker per core', async () => {
+    const cores = availableParallelism();
+    const cluster = await startCluster({ WORKERS: 'auto' });
+    expect(cluster.workerPids()).to.have.length(cores);
+    expect(cluster.lines.find((line) => /^Freeway listening/.test(line.msg))?.msg).to.include(`(${cores} workers;`);
+    cluster.proc.kill('SIGTERM');
+    expect(await cluster.exited).to.equal(0);
+  });
+
+  it('WORKERS=1 (the default) runs no cluster: one process, as before', async () => {
+    const cluster = await startCluster({});
+    expect(cluster.lines.some((line) => line.pid !== undefined)).to.equal(false);
+    expect(cluster.lines.some((line) => /^worker listening/.test(line.msg))).to.equal(false);
+    expect((await fresh(cluster.url, '/health')).status).to.equal(200);
+    cluster.proc.kill('SIGTERM');
+    expect(await cluster.exited).to.equal(0);
+  });
+
+  it('REDIS_URL without KEY_HASH_SECRET: exits 1 at start with a clear message', async () => {
+    const proc = spawn(process.execPath, [mainScript], {
+      env: { ...process.env, PORT: '0', HOST: '127.0.0.1', WORKERS: '2', REDIS_URL: 'redis://127.0.0.1:1', KEY_HASH_SECRET: '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    proc.stderr.setEncoding('utf8');
+    proc.stderr.on('data', (text: string) => (stderr += text));
+    const [code] = await once(proc, 'exit');
+    expect(code).to.equal(1);
+    expect(stderr).to.match(/^Freeway cannot start: KEY_HASH_SECRET .* is required when REDIS_URL is set\n$/);
+  });
+
+  describe('with REDIS_URL', () => {
+    let redis: RunningRedis | undefined;
+    before(async function () {
+      if (!redisServerBinary) this.skip();
+      redis = await startRedis();
+    });
+    after(() => redis?.kill());
+
+    it('WORKERS=2 share the window through Redis: exactly RATE_LIMIT_MAX of 20 get through', async () => {
+      const url = (redis as RunningRedis).url;
+      const cluster = await startCluster({ WORKERS: '2', RATE_LIMIT_MAX: '5', REDIS_URL: url, KEY_HASH_SECRET: 'cluster-test-secret-0123456789' });
+      expect(cluster.lines.find((line) => /^Freeway listening/.test(line.msg))?.msg).to.include('rate limits and health in Redis');
+      await cluster.waitFor(/^Redis connected/, 2);
+      const client = { 'x-forwarded-for': '203.0.113.30' };
+      const replies = await Promise.all(Array.from({ length: 20 }, () => fresh(cluster.url, '/v1/models', { headers: client })));
+      expect(replies.filter((reply) => reply.status === 200)).to.have.length(5);
+      expect(replies.filter((reply) => reply.status === 429)).to.have.length(15);
+      await cluster.waitFor(/^GET \/v1\/models (200|429)/, 20);
+      expect(servedBy(cluster, /^GET \/v1\/models (200|429)/).size, 'both workers served').to.equal(2);
+      const peek = new Redis(url);
+      try {
+        expect(await peek.zcard('freeway:rl:203.0.113.30')).to.equal(5);
+      } finally {
+        peek.disconnect();
+      }
+      cluster.proc.kill('SIGTERM');
+      expect(await cluster.exited).to.equal(0);
+    });
+  });
+});
