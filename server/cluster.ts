@@ -55,12 +55,17 @@ export const isShutdownMessage = (message: unknown): boolean => isFreewayMessage
 
 /** How long a worker waits for the primary before going on without it (fail open / local health). */
 const primaryTimeoutMs = 1_000;
+/** After a timeout, how long calls skip the primary instead of each waiting for it. */
+const primaryQuietMs = 5_000;
 
 function createPrimaryChannel(): <T>(call: StoreCall) => Promise<T> {
   const pending = new Map<number, { resolve(value: unknown): void; reject(error: Error): void; deadline: number }>();
   let seq = 0;
+  let quietUntil = 0;
   process.on('message', (message: unknown) => {
     if (!isFreewayMessage(message, 'store')) return;
+    // Even a late answer shows the primary is back.
+    quietUntil = 0;
     const reply = message as StoreReply;
     const entry = pending.get(reply.seq);
     if (!entry) return;
@@ -74,6 +79,7 @@ function createPrimaryChannel(): <T>(call: StoreCall) => Promise<T> {
     for (const [id, entry] of pending) {
       if (entry.deadline > now) continue;
       pending.delete(id);
+      quietUntil = now + primaryQuietMs;
       entry.reject(new Error(`the cluster primary did not answer within ${primaryTimeoutMs} ms`));
     }
   }, 100);
@@ -83,6 +89,10 @@ function createPrimaryChannel(): <T>(call: StoreCall) => Promise<T> {
     new Promise<T>((resolve, reject) => {
       if (!process.send || !process.connected) {
         reject(new Error('no channel to the cluster primary'));
+        return;
+      }
+      if (quietUntil !== 0 && Date.now() < quietUntil) {
+        reject(new Error('the cluster primary is not answering'));
         return;
       }
       const id = (seq = (seq + 1) % Number.MAX_SAFE_INTEGER);

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { request } from 'node:http';
 import { availableParallelism } from 'node:os';
@@ -269,6 +269,56 @@ describe('WORKERS: Freeway on every core (node:cluster)', function () {
     const [code] = await once(proc, 'exit');
     expect(code).to.equal(1);
     expect(stderr).to.match(/^Freeway cannot start: KEY_HASH_SECRET .* is required when REDIS_URL is set\n$/);
+  });
+
+  it('a worker whose primary does not answer within 1 s lets requests through and keeps health locally, without waiting again', async () => {
+    const child = fork(fileURLToPath(new URL('./support/worker-stores.ts', import.meta.url)), [], { stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
+    let output = '';
+    child.stdout?.setEncoding('utf8');
+    child.stdout?.on('data', (text: string) => (output += text));
+    let answering = true;
+    const seen: string[] = [];
+    const results: Array<{ result?: unknown; ms?: number; ready?: boolean }> = [];
+    const wakers: Array<() => void> = [];
+    child.on('message', (message: { freeway?: string; seq?: number; call?: { op: string }; result?: unknown; ready?: boolean }) => {
+      if (message.freeway === 'store') {
+        seen.push(message.call?.op ?? '');
+        // Playing the primary: this client is already at 7 hits in its window.
+        if (answering) child.send({ freeway: 'store', seq: message.seq, value: message.call?.op === 'rl.increment' ? { totalHits: 7, resetTime: Date.now() + 9_000 } : null });
+        return;
+      }
+      results.push(message);
+      wakers.shift()?.();
+    });
+    const nextResult = async (): Promise<{ result?: unknown; ms?: number; ready?: boolean }> => {
+      while (results.length === 0) await new Promise<void>((resolve) => wakers.push(resolve));
+      return results.shift() as { result?: unknown; ms?: number; ready?: boolean };
+    };
+    try {
+      expect((await nextResult()).ready).to.equal(true);
+      child.send({ cmd: 'increment' });
+      expect((await nextResult()).result, 'the primary answered').to.equal(7);
+
+      answering = false;
+      child.send({ cmd: 'increment' });
+      const open = await nextResult();
+      expect(open.result, 'failed open').to.equal(1);
+      expect(open.ms).to.be.within(900, 1_500);
+      // Then calls stop waiting for the silent primary for a while.
+      child.send({ cmd: 'record' });
+      const recorded = await nextResult();
+      expect(recorded.result).to.equal('rate_limited');
+      expect(recorded.ms).to.be.below(100);
+      child.send({ cmd: 'get' });
+      expect((await nextResult()).result, 'health kept in the worker meanwhile').to.equal('rate_limited');
+      expect(seen).to.deep.equal(['rl.increment', 'rl.increment']);
+      // The worker's log is written asynchronously.
+      for (let i = 0; i < 100 && !/Provider health kept/.test(output); i++) await sleep(20);
+      expect(output).to.match(/Rate limit not enforced: the cluster primary did not answer/);
+      expect(output).to.match(/Provider health kept in this process's memory: the cluster primary did not answer/);
+    } finally {
+      child.kill('SIGKILL');
+    }
   });
 
   describe('with REDIS_URL', () => {

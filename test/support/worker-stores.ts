@@ -1,0 +1,20 @@
+// A stand-in cluster worker for test/cluster.test.ts: it uses the worker-side
+// stores (server/cluster.ts) over its IPC channel to the test, which plays the
+// primary and may answer or stay silent. Commands arrive as {cmd}, results go back as {result}.
+import type { Options } from 'express-rate-limit';
+import { createPrimaryStores } from '../../server/cluster.ts';
+import { createLogger } from '../../server/middleware/request-log.ts';
+
+const { rateLimitStore, healthStore } = createPrimaryStores(createLogger('info'));
+rateLimitStore.init?.({ limit: 3, windowMs: 60_000 } as Options);
+
+process.on('message', async (message: { cmd?: string }) => {
+  const started = Date.now();
+  let result: unknown;
+  if (message.cmd === 'increment') result = (await rateLimitStore.increment('203.0.113.99')).totalHits;
+  else if (message.cmd === 'record') result = (await healthStore.record('groq:abc', { kind: 'rate_limited', retryAfterMs: 30_000, reason: '429' }, Date.now())).state;
+  else if (message.cmd === 'get') result = (await healthStore.get(['groq:abc']))[0]?.state ?? 'none';
+  else return;
+  process.send?.({ result, ms: Date.now() - started });
+});
+process.send?.({ ready: true });
