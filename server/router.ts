@@ -15,6 +15,8 @@ export interface Candidate {
   readonly healthId: string;
   /** 0 healthy, 1 half-open: the attempt is the key's probe. */
   readonly tier: 0 | 1;
+  /** Healthy with no failures on record: a success changes nothing and need not be written. */
+  readonly clean: boolean;
 }
 
 export interface AttemptLog {
@@ -118,7 +120,7 @@ export function createRouter(deps: RouterDeps): Router {
       return {
         target: entry.id,
         pinned,
-        candidates: [{ model: entry, key, healthId: hashKey(entry.provider.id, key), tier: 0 }],
+        candidates: [{ model: entry, key, healthId: hashKey(entry.provider.id, key), tier: 0, clean: false }],
         skipped: [],
         retryAfterSeconds: undefined,
       };
@@ -153,7 +155,8 @@ export function createRouter(deps: RouterDeps): Router {
         return;
       }
       const ms = config.routing === 'latency' ? latency.get(`${healthId}|${model.spec.id}`) ?? Infinity : 0;
-      ready.push({ model, key: keys.get(model.provider.id) as string, healthId, tier: view.tier, order, ms });
+      const clean = view.state === 'healthy' && view.consecutiveFailures === 0;
+      ready.push({ model, key: keys.get(model.provider.id) as string, healthId, tier: view.tier, clean, order, ms });
     });
     // A half-open key keeps its place: the request that reaches it is its probe.
     ready.sort((a, b) => a.ms - b.ms || a.order - b.order);
@@ -169,16 +172,17 @@ export function createRouter(deps: RouterDeps): Router {
   async function run<T>(plan: Plan, keys: KeySet, attempt: AttemptFn<T>, callerSignal: AbortSignal, attempts: AttemptLog[]): Promise<Routed<T>> {
     const deadline = Date.now() + config.requestTimeoutMs;
     const reasons: string[] = [];
-    const given = new Set<string>();
+    // Keys that failed in this request: their other models are not tried.
+    const failedKeys = new Set<string>();
     let remaining = plan.candidates;
+    let next = 0;
     let failed: Failure | undefined;
     let lastRetryAfterMs: number | undefined;
 
     while (attempts.length < config.maxAttempts) {
-      const candidate = remaining[0];
+      const candidate = remaining[next++];
       if (!candidate) break;
-      remaining = remaining.slice(1);
-      if (given.has(candidate.healthId)) continue;
+      if (failedKeys.has(candidate.healthId)) continue;
       if (callerSignal.aborted) throw new CallerGone();
       const left = deadline - Date.now();
       if (left <= 0) {
@@ -220,7 +224,7 @@ export function createRouter(deps: RouterDeps): Router {
           await health.record(candidate.healthId, outcome, now());
           // The key itself failed: spend the next attempt on another provider
           // rather than on more models behind the same key.
-          given.add(candidate.healthId);
+          failedKeys.add(candidate.healthId);
         }
         return failure;
       };
@@ -228,7 +232,7 @@ export function createRouter(deps: RouterDeps): Router {
       try {
         const value = await attempt(candidate, control);
         attempts.push({ provider: candidate.model.provider.id, model: candidate.model.spec.id, status: 200, ms: Date.now() - started });
-        await health.record(candidate.healthId, { kind: 'success' }, now());
+        if (!candidate.clean) await health.record(candidate.healthId, { kind: 'success' }, now());
         let finished = false;
         return {
           value,
@@ -262,7 +266,8 @@ export function createRouter(deps: RouterDeps): Router {
         }
         if (failure.kind === 'context_too_long') {
           const needed = candidate.model.spec.contextWindow;
-          remaining = remaining.filter((next) => next.model.spec.contextWindow > needed);
+          remaining = remaining.slice(next).filter((other) => other.model.spec.contextWindow > needed);
+          next = 0;
           if (remaining.length === 0) {
             throw invalidRequest(`The request does not fit the context window of any model behind ${plan.target}: ${reasons.join('; ')}`);
           }

@@ -1,0 +1,394 @@
+/**
+ * Freeway's cost per request, against the thinnest Node proxy on the same
+ * machine and the same mock upstream. Everything listens on 127.0.0.1.
+ *
+ * The proxy under test runs on CPU 0; the mock upstream and the load
+ * generator share CPU 1 (taskset), and targets alternate (bare, Freeway,
+ * bare, Freeway) so that drift of the machine cancels out.
+ *
+ *   npm run bench
+ *   BENCH_SECONDS=5 BENCH_ROUNDS=1 npm run bench     # quicker
+ *
+ * Load generator: wrk if installed (apt-get install wrk), else autocannon via npx.
+ */
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { Agent, request } from 'node:http';
+import { createServer } from 'node:net';
+import { cpus, totalmem } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const outDir = join(root, '.bench');
+mkdirSync(outDir, { recursive: true });
+
+const seconds = Number(process.env.BENCH_SECONDS ?? 8);
+const rounds = Number(process.env.BENCH_ROUNDS ?? 2);
+const concurrencies = (process.env.BENCH_CONCURRENCY ?? '1,16,64').split(',').map(Number);
+const streamChunks = 20;
+const proxyCpu = '0';
+const loadCpu = cpus().length > 1 ? '1' : '0';
+const hasTaskset = commandExists('taskset');
+const hasWrk = commandExists('wrk');
+const key = 'csk-benchkey0000000000000000000000';
+/** A V8 young generation of 2 MB semi-spaces: less memory under many streams, some throughput lost. */
+const smallYoungGeneration = '--max-semi-space-size=2';
+const model = 'free:auto';
+
+function commandExists(name: string): boolean {
+  try {
+    execFileSync('sh', ['-c', `command -v ${name}`], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as { port: number };
+  server.close();
+  return port;
+}
+
+function pinned(cpu: string, command: string, args: string[]): [string, string[]] {
+  return hasTaskset ? ['taskset', ['-c', cpu, command, ...args]] : [command, args];
+}
+
+interface Running {
+  readonly proc: ChildProcess;
+  readonly pid: number;
+  readonly url: string;
+}
+
+async function waitForHttp(url: string, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    try {
+      await fetch(url, { method: 'GET' });
+      return;
+    } catch {
+      await new Promise((r) => setTimeout(r, 5));
+    }
+  }
+  throw new Error(`${url} did not come up`);
+}
+
+async function startNode(cpu: string, script: string, env: Record<string, string>, port: number, probePath: string): Promise<Running> {
+  const [command, args] = pinned(cpu, process.execPath, [join(root, script)]);
+  const proc = spawn(command, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
+  const url = `http://127.0.0.1:${port}`;
+  await waitForHttp(url + probePath);
+  // With taskset the child's pid is the exec'd node itself.
+  return { proc, pid: proc.pid as number, url };
+}
+
+async function stop(running: Running): Promise<void> {
+  running.proc.kill('SIGTERM');
+  await once(running.proc, 'exit');
+}
+
+function cpuTicks(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return Number(fields[11]) + Number(fields[12]);
+}
+
+function rssBytes(pid: number): number {
+  const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return match ? Number(match[1]) * 1024 : 0;
+}
+
+const ticksPerSecond = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim()) || 100;
+
+function body(stream: boolean): string {
+  return JSON.stringify({ model, stream, messages: [{ role: 'user', content: 'Benchmark me, please.' }], max_tokens: 64 });
+}
+
+interface LoadResult {
+  rps: number;
+  p50: number;
+  p99: number;
+  requests: number;
+  errors: number;
+}
+
+function toMs(value: string, unit: string): number {
+  const n = Number(value);
+  return unit === 'us' ? n / 1000 : unit === 's' ? n * 1000 : unit === 'm' ? n * 60_000 : n;
+}
+
+function runWrk(url: string, stream: boolean, connections: number): LoadResult {
+  const script = join(outDir, `post-${stream ? 'stream' : 'json'}.lua`);
+  writeFileSync(
+    script,
+    `wrk.method = "POST"\nwrk.body = '${body(stream)}'\nwrk.headers["Content-Type"] = "application/json"\nwrk.headers["X-Cerebras-Key"] = "${key}"\n`,
+  );
+  const [command, args] = pinned(loadCpu, 'wrk', ['-t1', `-c${connections}`, `-d${seconds}s`, '--latency', '-s', script, `${url}/v1/chat/completions`]);
+  const out = execFileSync(command, args, { encoding: 'utf8' });
+  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? 0);
+  const p50 = /50%\s+([\d.]+)(us|ms|s)/.exec(out);
+  const p99 = /99%\s+([\d.]+)(us|ms|s)/.exec(out);
+  const requests = Number(/(\d+) requests in/.exec(out)?.[1] ?? 0);
+  const non2xx = Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0);
+  const socketErrors = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
+  const errors = non2xx + (socketErrors ? socketErrors.slice(1).reduce((sum, n) => sum + Number(n), 0) : 0);
+  return { rps, p50: p50 ? toMs(p50[1]!, p50[2]!) : 0, p99: p99 ? toMs(p99[1]!, p99[2]!) : 0, requests, errors };
+}
+
+function runAutocannon(url: string, stream: boolean, connections: number): LoadResult {
+  const [command, args] = pinned(loadCpu, 'npx', [
+    '--yes', 'autocannon', '-j', '-c', String(connections), '-d', String(seconds), '-m', 'POST',
+    '-H', 'Content-Type=application/json', '-H', `X-Cerebras-Key=${key}`, '-b', body(stream), `${url}/v1/chat/completions`,
+  ]);
+  const result = JSON.parse(execFileSync(command, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] })) as {
+    requests: { average: number; total: number };
+    latency: { p50: number; p99: number };
+    non2xx: number;
+    errors: number;
+  };
+  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, requests: result.requests.total, errors: result.non2xx + result.errors };
+}
+
+const load = hasWrk ? runWrk : runAutocannon;
+
+interface Measured extends LoadResult {
+  cpuUsPerRequest: number;
+}
+
+function measure(target: Running, stream: boolean, connections: number): Measured {
+  const before = cpuTicks(target.pid);
+  const result = load(target.url, stream, connections);
+  const ticks = cpuTicks(target.pid) - before;
+  return { ...result, cpuUsPerRequest: result.requests > 0 ? (ticks / ticksPerSecond / result.requests) * 1e6 : 0 };
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+}
+
+/** Time to the first body byte of a stream, sequentially, one connection. */
+async function timeToFirstByte(url: string, count: number): Promise<number[]> {
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const payload = body(true);
+  const times: number[] = [];
+  for (let i = 0; i < count; i++) {
+    times.push(
+      await new Promise<number>((resolve, reject) => {
+        const started = performance.now();
+        const req = request(`${url}/v1/chat/completions`, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'x-cerebras-key': key } }, (res) => {
+          res.once('data', () => resolve(performance.now() - started));
+          res.resume();
+        });
+        req.on('error', reject);
+        req.end(payload);
+      }),
+    );
+  }
+  agent.destroy();
+  return times;
+}
+
+/** Opens `count` streams at once against a slow upstream; returns the target's peak RSS. */
+async function peakRssUnderStreams(target: Running, count: number): Promise<{ peak: number; completed: number; failed: number }> {
+  const agent = new Agent({ keepAlive: false, maxSockets: Infinity });
+  let peak = rssBytes(target.pid);
+  const sampler = setInterval(() => (peak = Math.max(peak, rssBytes(target.pid))), 20);
+  const payload = body(true);
+  let completed = 0;
+  let failed = 0;
+  await Promise.all(
+    Array.from(
+      { length: count },
+      () =>
+        new Promise<void>((resolve) => {
+          const req = request(`${target.url}/v1/chat/completions`, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'x-cerebras-key': key } }, (res) => {
+            let text = '';
+            res.setEncoding('utf8');
+            res.on('data', (chunk: string) => (text += chunk));
+            res.on('end', () => {
+              if (res.statusCode === 200 && text.endsWith('data: [DONE]\n\n')) completed += 1;
+              else failed += 1;
+              resolve();
+            });
+          });
+          req.on('error', () => {
+            failed += 1;
+            resolve();
+          });
+          req.end(payload);
+        }),
+    ),
+  );
+  clearInterval(sampler);
+  peak = Math.max(peak, rssBytes(target.pid));
+  agent.destroy();
+  return { peak, completed, failed };
+}
+
+function freewayEnv(port: number, upstream: string): Record<string, string> {
+  return {
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    CEREBRAS_BASE_URL: upstream,
+    RATE_LIMIT_MAX: '1000000000',
+    ROUTING: 'priority',
+  };
+}
+
+/** Milliseconds from spawning Freeway to its first answer of `probe` (the health check, or a whole completion). */
+async function startupTime(upstream: string, probe: 'health' | 'completion'): Promise<number> {
+  const port = await freePort();
+  const started = performance.now();
+  const [command, args] = pinned(proxyCpu, process.execPath, [join(root, 'dist/server/main.js')]);
+  const proc = spawn(command, args, { env: { ...process.env, ...freewayEnv(port, upstream) }, stdio: 'ignore' });
+  const deadline = Date.now() + 10_000;
+  let ms = Number.NaN;
+  while (Date.now() < deadline) {
+    try {
+      const res =
+        probe === 'health'
+          ? await fetch(`http://127.0.0.1:${port}/health`)
+          : await fetch(`http://127.0.0.1:${port}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-cerebras-key': key }, body: body(false) });
+      await res.arrayBuffer();
+      if (res.ok) {
+        ms = performance.now() - started;
+        break;
+      }
+    } catch {
+      await new Promise((r) => setTimeout(r, 2));
+    }
+  }
+  proc.kill('SIGTERM');
+  await once(proc, 'exit');
+  return ms;
+}
+
+const mb = (bytes: number): string => (bytes / 1024 / 1024).toFixed(1);
+const fmt = (n: number, digits = 0): string => n.toFixed(digits);
+
+async function main(): Promise<void> {
+  // Measure what `npm start` runs: the build.
+  execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(root, 'tsconfig.build.json')], { stdio: 'inherit' });
+  const lines: string[] = [];
+  const log = (line = ''): void => {
+    lines.push(line);
+    console.log(line);
+  };
+  const nodeVersion = process.version;
+  const cpuModel = cpus()[0]?.model ?? 'unknown';
+  log(`# Freeway benchmark`);
+  log();
+  log(`- date: ${new Date().toISOString()}`);
+  log(`- machine: ${cpus().length} x ${cpuModel}, ${mb(totalmem())} MB RAM; Node ${nodeVersion}`);
+  log(`- load generator: ${hasWrk ? 'wrk' : 'autocannon'}; pinning: ${hasTaskset ? `proxy on CPU ${proxyCpu}, mock + load on CPU ${loadCpu}` : 'none (no taskset)'}`);
+  log(`- ${seconds} s per run, ${rounds} rounds interleaved (bare, Freeway, ...), medians shown; stream = ${streamChunks} chunks; model ${model}`);
+  log();
+
+  const mockPort = await freePort();
+  const [mockCmd, mockArgs] = pinned(loadCpu, process.execPath, [join(root, 'scripts/bench/mock-upstream.ts')]);
+  const mock = spawn(mockCmd, mockArgs, { env: { ...process.env, MOCK_PORT: String(mockPort), MOCK_CHUNKS: String(streamChunks) }, stdio: 'ignore' });
+  const upstream = `http://127.0.0.1:${mockPort}`;
+  await waitForHttp(upstream);
+
+  const barePort = await freePort();
+  const bare = await startNode(proxyCpu, 'scripts/bench/bare-proxy.ts', { PROXY_PORT: String(barePort), UPSTREAM: upstream }, barePort, '/');
+  const freewayPort = await freePort();
+  const freeway = await startNode(proxyCpu, 'dist/server/main.js', freewayEnv(freewayPort, upstream), freewayPort, '/health');
+  // One request each so that lazy work is not counted as start-up of the run.
+  for (const target of [bare, freeway]) await timeToFirstByte(target.url, 20);
+  await new Promise((r) => setTimeout(r, 1000));
+  const idleRss = rssBytes(freeway.pid);
+
+  log(`| mode | conns | bare req/s | Freeway req/s | ratio | bare p50/p99 ms | Freeway p50/p99 ms | bare CPU µs/req | Freeway CPU µs/req | errors |`);
+  log(`|---|---|---|---|---|---|---|---|---|---|`);
+  const ratios: Record<string, number> = {};
+  for (const stream of [false, true]) {
+    for (const connections of concurrencies) {
+      const runs: Record<'bare' | 'freeway', Measured[]> = { bare: [], freeway: [] };
+      for (let round = 0; round < rounds; round++) {
+        runs.bare.push(measure(bare, stream, connections));
+        runs.freeway.push(measure(freeway, stream, connections));
+      }
+      const pick = (which: 'bare' | 'freeway', field: keyof Measured): number => median(runs[which].map((run) => run[field]));
+      const ratio = pick('freeway', 'rps') / pick('bare', 'rps');
+      ratios[`${stream ? 'stream' : 'json'}@${connections}`] = ratio;
+      const errors = [...runs.bare, ...runs.freeway].reduce((sum, run) => sum + run.errors, 0);
+      log(
+        `| ${stream ? 'stream' : 'non-stream'} | ${connections} | ${fmt(pick('bare', 'rps'))} | ${fmt(pick('freeway', 'rps'))} | ${fmt(ratio, 2)} | ${fmt(pick('bare', 'p50'), 2)} / ${fmt(pick('bare', 'p99'), 2)} | ${fmt(pick('freeway', 'p50'), 2)} / ${fmt(pick('freeway', 'p99'), 2)} | ${fmt(pick('bare', 'cpuUsPerRequest'))} | ${fmt(pick('freeway', 'cpuUsPerRequest'))} | ${errors} |`,
+      );
+    }
+  }
+  log();
+
+  const ttfbBare: number[] = [];
+  const ttfbFreeway: number[] = [];
+  for (let round = 0; round < rounds * 2; round++) {
+    ttfbBare.push(...(await timeToFirstByte(bare.url, 200)));
+    ttfbFreeway.push(...(await timeToFirstByte(freeway.url, 200)));
+  }
+  const addedTtfb = median(ttfbFreeway) - median(ttfbBare);
+  log(`- time to first byte, stream, 1 connection, p50: bare ${fmt(median(ttfbBare), 3)} ms, Freeway ${fmt(median(ttfbFreeway), 3)} ms, added ${fmt(addedTtfb, 3)} ms`);
+  log(`- idle RSS (after warm-up): ${mb(idleRss)} MB`);
+  await stop(freeway);
+  await stop(bare);
+
+  // 1000 concurrent streams, each ~1 s: a slow mock (20 chunks, 50 ms apart).
+  const slowPort = await freePort();
+  const slowMock = spawn(mockCmd, mockArgs, {
+    env: { ...process.env, MOCK_PORT: String(slowPort), MOCK_CHUNKS: String(streamChunks), MOCK_CHUNK_DELAY_MS: '50' },
+    stdio: 'ignore',
+  });
+  const slowUpstream = `http://127.0.0.1:${slowPort}`;
+  await waitForHttp(slowUpstream);
+  const slowBarePort = await freePort();
+  const slowBare = await startNode(proxyCpu, 'scripts/bench/bare-proxy.ts', { PROXY_PORT: String(slowBarePort), UPSTREAM: slowUpstream }, slowBarePort, '/');
+  await timeToFirstByte(slowBare.url, 5);
+  const bareStreams = await peakRssUnderStreams(slowBare, 1000);
+  await stop(slowBare);
+  const slowFreewayPort = await freePort();
+  const slowFreeway = await startNode(proxyCpu, 'dist/server/main.js', freewayEnv(slowFreewayPort, slowUpstream), slowFreewayPort, '/health');
+  await timeToFirstByte(slowFreeway.url, 5);
+  const streams = await peakRssUnderStreams(slowFreeway, 1000);
+  await stop(slowFreeway);
+  const tunedPort = await freePort();
+  const tuned = await startNode(proxyCpu, 'dist/server/main.js', { ...freewayEnv(tunedPort, slowUpstream), NODE_OPTIONS: smallYoungGeneration }, tunedPort, '/health');
+  await timeToFirstByte(tuned.url, 5);
+  const tunedStreams = await peakRssUnderStreams(tuned, 1000);
+  await stop(tuned);
+  log(`- 1000 concurrent ~1 s streams, peak RSS: Freeway ${mb(streams.peak)} MB (${streams.completed} completed, ${streams.failed} failed); with NODE_OPTIONS=${smallYoungGeneration} ${mb(tunedStreams.peak)} MB (${tunedStreams.completed} completed); bare proxy ${mb(bareStreams.peak)} MB`);
+
+  const startups: number[] = [];
+  const firstCompletions: number[] = [];
+  for (let i = 0; i < 5; i++) {
+    startups.push(await startupTime(slowUpstream, 'health'));
+    firstCompletions.push(await startupTime(upstream, 'completion'));
+  }
+  log(`- start-up to first served request (GET /health): median ${fmt(median(startups))} ms (${startups.map((ms) => fmt(ms)).join(', ')})`);
+  log(`- start-up to first chat completion (loads the provider SDK): median ${fmt(median(firstCompletions))} ms (${firstCompletions.map((ms) => fmt(ms)).join(', ')})`);
+  for (const proc of [slowMock, mock]) {
+    proc.kill('SIGTERM');
+    await once(proc, 'exit');
+  }
+
+  log();
+  log('## Targets');
+  log();
+  const check = (ok: boolean): string => (ok ? 'met' : 'MISSED');
+  log(`- non-streaming, 16 connections: ratio ${fmt(ratios['json@16'] ?? 0, 2)} (target >= 0.5): ${check((ratios['json@16'] ?? 0) >= 0.5)}`);
+  log(`- streaming, 64 connections: ratio ${fmt(ratios['stream@64'] ?? 0, 2)} (target >= 0.5): ${check((ratios['stream@64'] ?? 0) >= 0.5)}`);
+  log(`- added time to first byte: ${fmt(addedTtfb, 3)} ms (target <= 1 ms): ${check(addedTtfb <= 1)}`);
+  log(`- 1000 streams peak RSS: ${mb(streams.peak)} MB, ${mb(tunedStreams.peak)} MB with ${smallYoungGeneration} (target <= 200 MB): ${check(streams.peak <= 200 * 1024 * 1024)} by default, ${check(tunedStreams.peak <= 200 * 1024 * 1024)} tuned`);
+  log(`- idle RSS: ${mb(idleRss)} MB (target <= 80 MB): ${check(idleRss <= 80 * 1024 * 1024)}`);
+  log(`- start-up: ${fmt(median(startups))} ms (target <= 500 ms): ${check(median(startups) <= 500)}`);
+  writeFileSync(join(outDir, 'latest.md'), `${lines.join('\n')}\n`);
+  console.log(`\n(written to .bench/latest.md)`);
+}
+
+await main();
