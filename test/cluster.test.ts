@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { faults } from './support/faults.ts';
 import { keyHeaders } from './support/keys.ts';
-import { redisServerBinary, startRedis, type RunningRedis } from './support/redis.ts';
+import { skipWithoutRedis, startRedis, type RunningRedis } from './support/redis.ts';
 import { startUpstream, type FakeUpstream } from './support/upstream.ts';
 
 const mainScript = fileURLToPath(new URL('../server/main.ts', import.meta.url));
@@ -324,7 +324,7 @@ describe('WORKERS: Freeway on every core (node:cluster)', function () {
   describe('with REDIS_URL', () => {
     let redis: RunningRedis | undefined;
     before(async function () {
-      if (!redisServerBinary) this.skip();
+      skipWithoutRedis(this);
       redis = await startRedis();
     });
     after(() => redis?.kill());

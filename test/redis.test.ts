@@ -16,7 +16,7 @@ import { providerPlugins, startFreeway, type RunningFreeway } from './support/fr
 import { faults } from './support/faults.ts';
 import { getHealth, hello, postChat } from './support/http.ts';
 import { headerFor, keyHeaders, testKeys } from './support/keys.ts';
-import { freePort, noRedisReason, redisServerBinary, startRedis, type RunningRedis } from './support/redis.ts';
+import { freePort, skipWithoutRedis, startRedis, type RunningRedis } from './support/redis.ts';
 import { openAIError, startUpstream, type FakeUpstream } from './support/upstream.ts';
 
 const secret = 'test-secret-for-key-hashes-0123456789';
@@ -98,7 +98,7 @@ describe('Redis stores (against a real redis-server)', function () {
   let peek: Redis;
 
   before(async function () {
-    if (!redisServerBinary) this.skip();
+    skipWithoutRedis(this);
     redis = await startRedis();
     client = new Redis(redis.url);
     other = new Redis(redis.url);
@@ -271,34 +271,34 @@ describe('Redis stores (against a real redis-server)', function () {
       expect(record).to.include({ state: 'down', consecutiveFailures: 6 });
     });
   });
+});
 
-  describe('when Redis does not answer', () => {
-    it('the rate limit lets requests through with one warning, and health lives in memory meanwhile', async () => {
-      const lines: string[] = [];
-      const sink = new Writable({
-        write(chunk: Buffer, _encoding, done) {
-          lines.push(...chunk.toString().split('\n').filter(Boolean));
-          done();
-        },
-      });
-      const logger = createLogger('info', sink);
-      const warn = createThrottledWarn(logger, 60_000);
-      const deadPort = await freePort();
-      const dead = connectRedis(`redis://127.0.0.1:${deadPort}`, logger, warn);
-      const windows = failOpen(createRedisRateLimitStore(dead), warn, 'Redis');
-      windows.init?.({ limit: 1, windowMs: 60_000 } as Options);
-      for (let i = 0; i < 5; i++) expect((await windows.increment('ip')).totalHits).to.equal(1);
-      const health: HealthStore = withHealthFallback(createRedisHealthStore(dead), warn, 'Redis');
-      await health.record('groq:k', { kind: 'rate_limited', retryAfterMs: 5_000, reason: '429' }, Date.now());
-      const [record] = await health.get(['groq:k']);
-      expect(record?.state).to.equal('rate_limited');
-      await closeRedis(dead);
-      const warnings = lines.map((line) => JSON.parse(line) as { level: number; msg: string }).filter((line) => line.level === 40);
-      expect(warnings.some((line) => /Rate limit not enforced/.test(line.msg))).to.equal(true);
-      expect(warnings.some((line) => /memory/.test(line.msg))).to.equal(true);
-      // Throttled: five refusals to answer, one rate-limit warning.
-      expect(warnings.filter((line) => /Rate limit not enforced/.test(line.msg))).to.have.length(1);
+describe('Redis stores when Redis does not answer (no server needed)', () => {
+  it('the rate limit lets requests through with one warning, and health lives in memory meanwhile', async () => {
+    const lines: string[] = [];
+    const sink = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        lines.push(...chunk.toString().split('\n').filter(Boolean));
+        done();
+      },
     });
+    const logger = createLogger('info', sink);
+    const warn = createThrottledWarn(logger, 60_000);
+    const deadPort = await freePort();
+    const dead = connectRedis(`redis://127.0.0.1:${deadPort}`, logger, warn);
+    const windows = failOpen(createRedisRateLimitStore(dead), warn, 'Redis');
+    windows.init?.({ limit: 1, windowMs: 60_000 } as Options);
+    for (let i = 0; i < 5; i++) expect((await windows.increment('ip')).totalHits).to.equal(1);
+    const health: HealthStore = withHealthFallback(createRedisHealthStore(dead), warn, 'Redis');
+    await health.record('groq:k', { kind: 'rate_limited', retryAfterMs: 5_000, reason: '429' }, Date.now());
+    const [record] = await health.get(['groq:k']);
+    expect(record?.state).to.equal('rate_limited');
+    await closeRedis(dead);
+    const warnings = lines.map((line) => JSON.parse(line) as { level: number; msg: string }).filter((line) => line.level === 40);
+    expect(warnings.some((line) => /Rate limit not enforced/.test(line.msg))).to.equal(true);
+    expect(warnings.some((line) => /memory/.test(line.msg))).to.equal(true);
+    // Throttled: five refusals to answer, one rate-limit warning.
+    expect(warnings.filter((line) => /Rate limit not enforced/.test(line.msg))).to.have.length(1);
   });
 });
 
@@ -317,7 +317,7 @@ describe('two Freeway instances on one Redis', function () {
     });
 
   before(async function () {
-    if (!redisServerBinary) this.skip();
+    skipWithoutRedis(this);
     redis = await startRedis();
     peek = inspector(redis);
     [groq, cerebras] = await Promise.all([startUpstream(), startUpstream()]);
@@ -451,7 +451,7 @@ describe('Freeway when Redis goes away and comes back', function () {
   const reconnected = (instance: RunningFreeway): Promise<void> => usingRedis(instance.url, peek as Redis);
 
   before(async function () {
-    if (!redisServerBinary) this.skip();
+    skipWithoutRedis(this);
     port = await freePort();
     upstream = await startUpstream();
   });

@@ -8,6 +8,15 @@ export const redisServerBinary = ['/usr/bin/redis-server', '/usr/local/bin/redis
 
 export const noRedisReason = 'redis-server is not installed (apt-get install redis-server; .ci/run installs it)';
 
+let told = false;
+/** In a before hook: skips the suite when there is no redis-server, saying why (mocha's skip takes no reason). */
+export function skipWithoutRedis(context: Mocha.Context): void {
+  if (redisServerBinary) return;
+  if (!told) process.stdout.write(`      skipping the Redis tests: ${noRedisReason}\n`);
+  told = true;
+  context.skip();
+}
+
 export async function freePort(): Promise<number> {
   const server = createServer();
   server.listen(0, '127.0.0.1');
