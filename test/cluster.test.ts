@@ -155,6 +155,9 @@ describe('WORKERS: Freeway on every core (node:cluster)', function () {
     ]);
     const url = /listening on (http:\/\/[\d.]+:\d+)/.exec(listening?.msg ?? '')?.[1];
     if (!url) throw new Error(`no URL in ${listening?.msg}`);
+    // Each worker's own line may reach the pipe after the primary's.
+    const workers = env.WORKERS === 'auto' ? availableParallelism() : Number(env.WORKERS ?? 1);
+    if (workers > 1) await cluster.waitFor(/^worker listening/, workers, 5_000);
     return Object.assign(cluster, { url });
   }
 
