@@ -18,8 +18,6 @@ redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
 return {1, ''}`;
 
 const maxTries = 8;
-/** How long a record this process found missing is trusted to still be missing. */
-const absentForMs = 10_000;
 
 function parse(raw: string | null | undefined): HealthRecord | undefined {
   if (!raw) return undefined;
@@ -33,9 +31,6 @@ function parse(raw: string | null | undefined): HealthRecord | undefined {
 
 export function createRedisHealthStore(client: Redis, prefix = 'freeway:health:'): HealthStore {
   const compareAndSet = defineScript<[0 | 1, string]>(client, 'freewayHealthCompareAndSet', compareAndSetLua);
-  // Ids this process just read and found without a record, and when. Healthy keys have none, so
-  // the success that ends most requests has nothing to delete and costs no round trip.
-  const seenAbsent = new Map<string, number>();
 
   /** Applies `change` to the record atomically; `undefined` from `change` means leave it. */
   async function update<T>(id: string, change: (record: HealthRecord | undefined) => { next?: HealthRecord; result: T }): Promise<T> {
@@ -55,22 +50,13 @@ export function createRedisHealthStore(client: Redis, prefix = 'freeway:health:'
     async get(ids) {
       if (ids.length === 0) return [];
       const raws = await client.mget(ids.map((id) => prefix + id));
-      if (seenAbsent.size > 10_000) seenAbsent.clear();
-      const at = Date.now();
-      return raws.map((raw, i) => {
-        const id = ids[i] as string;
-        if (raw === null) seenAbsent.set(id, at);
-        else seenAbsent.delete(id);
-        return parse(raw);
-      });
+      return raws.map(parse);
     },
     async record(id, outcome, now) {
-      const seen = seenAbsent.get(id);
-      seenAbsent.delete(id);
       if (outcome.kind === 'success') {
-        // A success forgets the past, and an empty record means the same as none: one DEL, no read,
-        // and none at all when this process has just seen that there is nothing to delete.
-        if (seen === undefined || Date.now() - seen > absentForMs) await client.del(prefix + id);
+        // A success forgets the past, and an empty record means the same as none: one DEL, no read.
+        // (The router does not even record successes of keys it saw clean.)
+        await client.del(prefix + id);
         return nextHealth(undefined, outcome, now);
       }
       return update(id, (record) => {
@@ -79,7 +65,6 @@ export function createRedisHealthStore(client: Redis, prefix = 'freeway:health:'
       });
     },
     async claimProbe(id, now) {
-      seenAbsent.delete(id);
       return update(id, (record) => {
         if (!record || record.state !== 'down' || record.until > now) return { result: true };
         if (record.probeUntil > now) return { result: false };
