@@ -25,15 +25,16 @@ const keys: Record<(typeof providers)[number], string> = {
 };
 
 type Fault = 'ok' | 'slow' | 'rate_limited' | 'server_error' | 'hang' | 'close_mid_stream' | 'malformed' | 'html';
+// Free tiers fail often, but mostly work: one attempt in four goes wrong here.
 const faultWeights: Array<[Fault, number]> = [
-  ['ok', 55],
-  ['slow', 10],
-  ['rate_limited', 10],
-  ['server_error', 10],
-  ['hang', 3],
-  ['close_mid_stream', 5],
-  ['malformed', 4],
-  ['html', 3],
+  ['ok', 70],
+  ['slow', 5],
+  ['rate_limited', 8],
+  ['server_error', 8],
+  ['hang', 2],
+  ['close_mid_stream', 3],
+  ['malformed', 2],
+  ['html', 2],
 ];
 const totalWeight = faultWeights.reduce((sum, [, weight]) => sum + weight, 0);
 function pickFault(): Fault {

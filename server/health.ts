@@ -143,7 +143,9 @@ export function createMemoryHealthStore(sweepEveryMs = 600_000, now: () => numbe
     },
     async record(id, outcome, now) {
       const next = nextHealth(records.get(id), outcome, now);
-      records.set(id, next);
+      // A healthy key with nothing on record is the same as no record: a success forgets the key.
+      if (outcome.kind === 'success') records.delete(id);
+      else records.set(id, next);
       return next;
     },
     async claimProbe(id, now) {

@@ -15,8 +15,6 @@ export interface Candidate {
   readonly healthId: string;
   /** 0 healthy, 1 half-open: the attempt is the key's probe. */
   readonly tier: 0 | 1;
-  /** Healthy with no failures on record: a success changes nothing and need not be written. */
-  readonly clean: boolean;
 }
 
 export interface AttemptLog {
@@ -120,7 +118,7 @@ export function createRouter(deps: RouterDeps): Router {
       return {
         target: entry.id,
         pinned,
-        candidates: [{ model: entry, key, healthId: hashKey(entry.provider.id, key), tier: 0, clean: false }],
+        candidates: [{ model: entry, key, healthId: hashKey(entry.provider.id, key), tier: 0 }],
         skipped: [],
         retryAfterSeconds: undefined,
       };
@@ -155,8 +153,7 @@ export function createRouter(deps: RouterDeps): Router {
         return;
       }
       const ms = config.routing === 'latency' ? latency.get(`${healthId}|${model.spec.id}`) ?? Infinity : 0;
-      const clean = view.state === 'healthy' && view.consecutiveFailures === 0;
-      ready.push({ model, key: keys.get(model.provider.id) as string, healthId, tier: view.tier, clean, order, ms });
+      ready.push({ model, key: keys.get(model.provider.id) as string, healthId, tier: view.tier, order, ms });
     });
     // A half-open key keeps its place: the request that reaches it is its probe.
     ready.sort((a, b) => a.ms - b.ms || a.order - b.order);
@@ -232,7 +229,8 @@ export function createRouter(deps: RouterDeps): Router {
       try {
         const value = await attempt(candidate, control);
         attempts.push({ provider: candidate.model.provider.id, model: candidate.model.spec.id, status: 200, ms: Date.now() - started });
-        if (!candidate.clean) await health.record(candidate.healthId, { kind: 'success' }, now());
+        // Always written: other requests may have recorded failures since this one's plan.
+        await health.record(candidate.healthId, { kind: 'success' }, now());
         let finished = false;
         return {
           value,

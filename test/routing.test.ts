@@ -174,6 +174,23 @@ describe('routing and failover', () => {
     expect((await getHealth(freeway.url, keys)).providers.groq.state).to.equal('healthy');
   });
 
+  it('a success resets the failures that concurrent requests recorded after its plan was made', async () => {
+    // "slow" requests succeed at groq after 200 ms; "fail" requests get a 500 from groq at once.
+    groq.handle((req, res) => {
+      const text = JSON.stringify(req.body?.messages);
+      return text.includes('fail') ? faults.serverError(500)(req, res) : faults.slow(200, 'slow groq')(req, res);
+    });
+    const slow = postChat(freeway.url, { model: 'free:auto', messages: [{ role: 'user', content: 'slow' }] }, keys);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    for (let i = 0; i < 2; i++) await postChat(freeway.url, { model: 'free:auto', messages: [{ role: 'user', content: 'fail' }] }, keys);
+    expect((await getHealth(freeway.url, keys)).providers.groq.consecutiveFailures).to.equal(2);
+    expect((await slow).json.choices[0].message.content).to.equal('slow groq');
+    expect((await getHealth(freeway.url, keys)).providers.groq).to.deep.equal({ state: 'healthy', consecutiveFailures: 0 });
+    // So one more failure is the first of a new run, not the third that would take groq down.
+    await postChat(freeway.url, { model: 'free:auto', messages: [{ role: 'user', content: 'fail' }] }, keys);
+    expect((await getHealth(freeway.url, keys)).providers.groq).to.deep.equal({ state: 'healthy', consecutiveFailures: 1 });
+  });
+
   it('stops after MAX_ATTEMPTS candidates', async () => {
     await freeway.close();
     freeway = await startFreeway({ env: { GROQ_BASE_URL: groq.url, CEREBRAS_BASE_URL: cerebras.url, MISTRAL_BASE_URL: mistral.url, MAX_ATTEMPTS: '2' } });

@@ -55,7 +55,6 @@ export function createRedisHealthStore(client: Redis, prefix = 'freeway:health:'
     async record(id, outcome, now) {
       if (outcome.kind === 'success') {
         // A success forgets the past, and an empty record means the same as none: one DEL, no read.
-        // (The router does not even record successes of keys it saw clean.)
         await client.del(prefix + id);
         return nextHealth(undefined, outcome, now);
       }
