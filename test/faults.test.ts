@@ -106,6 +106,7 @@ describe('faults injected by a real upstream', () => {
       const res = await postChat(freeway.url, hello('free:auto'), keys);
       expect(res.status).to.equal(200);
       expect(res.json.choices[0].message.content).to.equal('from cerebras');
+      expect(await groqHealth()).to.deep.equal({ state: 'healthy', consecutiveFailures: 1 });
     });
 
     it('a truncated stream is never passed off as complete', async () => {
@@ -113,6 +114,7 @@ describe('faults injected by a real upstream', () => {
       const res = await postChat(freeway.url, hello('free:auto'), keys);
       expect(res.status).to.equal(200);
       expect(res.json.choices[0].message.content).to.equal('from cerebras');
+      expect(await groqHealth()).to.deep.equal({ state: 'healthy', consecutiveFailures: 1 });
     });
 
     it('a stream whose upstream closes mid-way ends with one SSE error event', async () => {
@@ -128,6 +130,7 @@ describe('faults injected by a real upstream', () => {
       expect(last.error.code).to.equal(502);
       expect(last.error.message).to.match(/^The stream from groq failed after it started: /);
       expect(events.filter((e) => e.error)).to.have.length(1);
+      expect(await groqHealth()).to.deep.equal({ state: 'healthy', consecutiveFailures: 1 });
     });
 
     it('a stream that goes silent ends with an SSE error after STREAM_IDLE_TIMEOUT_MS', async () => {
@@ -145,12 +148,14 @@ describe('faults injected by a real upstream', () => {
       const events = sseEvents(res.text);
       expect(events.at(-1)).to.equal('[DONE]');
       expect(events.filter((e) => e !== '[DONE]' && e.choices[0]?.delta?.content).map((e) => e.choices[0].delta.content).join('')).to.equal('t0 t1 t2 t3 ');
+      expect(await groqHealth()).to.deep.equal({ state: 'healthy', consecutiveFailures: 0 });
     });
 
     it('a slow first token under the limit is waited for', async () => {
       groq.handle(faults.slow(TIMEOUT_MS / 2, 'slow groq'));
       const res = await postChat(freeway.url, hello('free:auto'), keys);
       expect(res.json.choices[0].message.content).to.equal('slow groq');
+      expect(await groqHealth()).to.deep.equal({ state: 'healthy', consecutiveFailures: 0 });
     });
   });
 
