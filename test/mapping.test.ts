@@ -6,17 +6,11 @@
  */
 import { expect } from 'chai';
 import { startFreeway, type RunningFreeway } from './support/freeway.ts';
+import { postChat, sseEvents as sse, type ChatResponse } from './support/http.ts';
 import { keyHeaders } from './support/keys.ts';
 import { openAIError, openAISSE, openAIText, startUpstream, usage, type FakeUpstream, type SeenRequest } from './support/upstream.ts';
 
 type Body = Record<string, unknown>;
-
-interface Reply {
-  status: number;
-  headers: Headers;
-  text: string;
-  json: any;
-}
 
 const PINNED = 'cerebras/llama-3.3-70b';
 const VISION = 'openrouter/google/gemma-4-31b-it:free';
@@ -31,34 +25,11 @@ const weather = {
   },
 };
 
-/** The JSON payloads of an SSE body's `data:` events; `[DONE]` stays a string. */
-function sse(text: string): any[] {
-  return text
-    .split('\n\n')
-    .filter((block) => block.startsWith('data: '))
-    .map((block) => block.slice('data: '.length))
-    .map((data) => (data === '[DONE]' ? data : JSON.parse(data)));
-}
-
 describe('request and response mapping, as the upstream sees it', function () {
   let upstream: FakeUpstream;
   let freeway: RunningFreeway;
 
-  async function chat(body: Body, headers: Record<string, string> = keyHeaders('cerebras')): Promise<Reply> {
-    const res = await fetch(`${freeway.url}/v1/chat/completions`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...headers },
-      body: JSON.stringify(body),
-    });
-    const text = await res.text();
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      json = undefined;
-    }
-    return { status: res.status, headers: res.headers, text, json };
-  }
+  const chat = (body: Body, headers: Record<string, string> = keyHeaders('cerebras')): Promise<ChatResponse> => postChat(freeway.url, body, headers);
 
   /** Sends `body` (pinned to cerebras unless it names a model), expects a 200 and returns what the one upstream call carried. */
   async function sent(body: Body, headers?: Record<string, string>): Promise<Body> {
