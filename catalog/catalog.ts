@@ -38,7 +38,7 @@ export interface Catalog {
   readonly objectBodies: ReadonlyMap<string, string>;
 }
 
-export const ALIAS_OWNER = 'freeway';
+const ALIAS_OWNER = 'freeway';
 
 const aliasCapabilities: ReadonlyArray<readonly [string, Capability | undefined]> = [
   ['free:auto', undefined],

@@ -47,7 +47,7 @@ function integer(env: Env, name: string, fallback: number, min: number): number 
 
 const sizeUnits: Readonly<Record<string, number>> = { b: 1, kb: 1024, mb: 1024 ** 2, gb: 1024 ** 3 };
 
-export function parseSize(name: string, raw: string): number {
+function parseSize(name: string, raw: string): number {
   const match = /^(\d+(?:\.\d+)?)\s*(b|kb|mb|gb)?$/i.exec(raw.trim());
   if (!match) throw new Error(`${name} must be a size such as 20mb, got "${raw}"`);
   return Math.floor(Number(match[1]) * (sizeUnits[(match[2] ?? 'b').toLowerCase()] ?? 1));

@@ -22,7 +22,7 @@ export interface Failure {
   readonly retryAfterMs: number | undefined;
 }
 
-export const MAX_REASON_LENGTH = 300;
+const MAX_REASON_LENGTH = 300;
 
 /** Thrown into an attempt's AbortController when a Freeway timer (not the caller) ends it. */
 export class AttemptTimeout extends Error {
@@ -40,7 +40,7 @@ function cut(text: string): string {
 }
 
 /** Retry-After as a delay: seconds, an HTTP date, or OpenAI-style `retry-after-ms`. */
-export function retryAfterFromHeaders(headers: Record<string, string> | undefined, now = Date.now()): number | undefined {
+function retryAfterFromHeaders(headers: Record<string, string> | undefined, now = Date.now()): number | undefined {
   if (!headers) return undefined;
   const ms = Number(headers['retry-after-ms']);
   if (headers['retry-after-ms'] !== undefined && Number.isFinite(ms) && ms >= 0) return ms;
