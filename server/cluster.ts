@@ -2,10 +2,10 @@ import cluster, { type Worker } from 'node:cluster';
 import type { ClientRateLimitInfo, Options, Store } from 'express-rate-limit';
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
-import { createMemoryHealthStore, type HealthRecord, type HealthStore, type Outcome } from './health.ts';
-import { createSlidingWindowStore } from './middleware/sliding-window-store.ts';
-import { failOpen, withHealthFallback } from './stores.ts';
-import { createThrottledWarn } from './warn-every.ts';
+import { createMemoryHealthStore, type HealthRecord, type HealthStore, type Outcome } from './routing/health.ts';
+import { createSlidingWindowStore } from './state/sliding-window-store.ts';
+import { failOpen, withHealthFallback } from './state/stores.ts';
+import { createThrottledWarn } from './state/warn-every.ts';
 
 /*
  * WORKERS > 1: the primary process forks the workers that serve HTTP and, when

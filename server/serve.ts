@@ -5,7 +5,7 @@ import { loadProviderPlugins } from '../providers/loader.ts';
 import { createApp } from './app.ts';
 import { createPrimaryStores, isShutdownMessage, runPrimary } from './cluster.ts';
 import { loadConfig, type Config } from './config.ts';
-import { createLogger } from './middleware/request-log.ts';
+import { createLogger } from './http/request-log.ts';
 
 // A cluster worker may be told to stop before it is up; listen for that first.
 let stopRequested = false;

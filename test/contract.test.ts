@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import { loadProviderPlugins } from '../providers/loader.ts';
 import type { Capability, FetchFunction, ProviderPlugin } from '../providers/types.ts';
-import { createRedactor, REDACTED } from '../server/redact.ts';
+import { createRedactor, REDACTED } from '../server/http/redact.ts';
 import { testKeys } from './support/keys.ts';
 
 /** DECISIONS.md, "The 13 providers". */

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { createKeyHasher, createMemoryHealthStore, HEALTH_TIMINGS, nextHealth, viewHealth, type HealthRecord, type Outcome } from '../server/health.ts';
+import { createKeyHasher, createMemoryHealthStore, HEALTH_TIMINGS, nextHealth, viewHealth, type HealthRecord, type Outcome } from '../server/routing/health.ts';
 
 const failure: Outcome = { kind: 'failure', reason: '500 boom' };
 const t0 = 1_000_000;

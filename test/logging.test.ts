@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { createMemoryHealthStore, type HealthStore } from '../server/health.ts';
+import { createMemoryHealthStore, type HealthStore } from '../server/routing/health.ts';
 import { startFreeway, type RunningFreeway } from './support/freeway.ts';
 import { headerFor, keyHeaders, testKeys } from './support/keys.ts';
 import { json, openAIError, openAIText, startUpstream, type FakeUpstream, type SeenRequest } from './support/upstream.ts';

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { Options } from 'express-rate-limit';
-import { createSlidingWindowStore, type SlidingWindowStore } from '../server/middleware/sliding-window-store.ts';
+import { createSlidingWindowStore, type SlidingWindowStore } from '../server/state/sliding-window-store.ts';
 import { startFreeway, type RunningFreeway } from './support/freeway.ts';
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));

@@ -7,8 +7,8 @@ import { loadProviderPlugins } from '../../providers/loader.ts';
 import type { ProviderPlugin } from '../../providers/types.ts';
 import { createApp, type AppDeps } from '../../server/app.ts';
 import { loadConfig } from '../../server/config.ts';
-import type { HealthStore } from '../../server/health.ts';
-import { createLogger } from '../../server/middleware/request-log.ts';
+import type { HealthStore } from '../../server/routing/health.ts';
+import { createLogger } from '../../server/http/request-log.ts';
 
 let plugins: Promise<ProviderPlugin[]> | undefined;
 

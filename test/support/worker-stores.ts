@@ -3,7 +3,7 @@
 // primary and may answer or stay silent. Commands arrive as {cmd}, results go back as {result}.
 import type { Options } from 'express-rate-limit';
 import { createPrimaryStores } from '../../server/cluster.ts';
-import { createLogger } from '../../server/middleware/request-log.ts';
+import { createLogger } from '../../server/http/request-log.ts';
 
 const { rateLimitStore, healthStore } = createPrimaryStores(createLogger('info'));
 rateLimitStore.init?.({ limit: 3, windowMs: 60_000 } as Options);

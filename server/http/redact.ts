@@ -1,5 +1,5 @@
-import { sharedKeyPatterns } from '../providers/redaction.ts';
-import type { ProviderPlugin } from '../providers/types.ts';
+import { sharedKeyPatterns } from '../../providers/redaction.ts';
+import type { ProviderPlugin } from '../../providers/types.ts';
 
 export const REDACTED = '[REDACTED]';
 

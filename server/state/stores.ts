@@ -1,8 +1,8 @@
 import type { ClientRateLimitInfo, Options, Store } from 'express-rate-limit';
 import type { Logger } from 'pino';
-import type { Config } from './config.ts';
-import { createMemoryHealthStore, type HealthStore } from './health.ts';
-import { createSlidingWindowStore } from './middleware/sliding-window-store.ts';
+import type { Config } from '../config.ts';
+import { createMemoryHealthStore, type HealthStore } from '../routing/health.ts';
+import { createSlidingWindowStore } from './sliding-window-store.ts';
 import { closeRedis, connectRedis } from './redis/client.ts';
 import { createRedisHealthStore } from './redis/health-store.ts';
 import { createRedisRateLimitStore } from './redis/rate-limit-store.ts';
@@ -11,7 +11,7 @@ import { createThrottledWarn, type Warn } from './warn-every.ts';
 /**
  * Where Freeway keeps its only state, the rate-limit windows and provider health:
  * in this process's memory (one process), in the cluster primary's (WORKERS > 1,
- * see cluster.ts), or in Redis (REDIS_URL), shared by every worker and instance.
+ * see ../cluster.ts), or in Redis (REDIS_URL), shared by every worker and instance.
  */
 export interface Stores {
   readonly healthStore: HealthStore;

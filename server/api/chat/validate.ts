@@ -1,7 +1,7 @@
 import type { ErrorObject } from 'ajv';
-import { invalidRequest } from './errors.ts';
+import { invalidRequest } from '../../http/errors.ts';
 import validateChatRequest from './generated/validate-chat-request.js';
-import type { ChatRequest } from './openai-types.ts';
+import type { ChatRequest } from './types.ts';
 
 function fieldOf(error: ErrorObject): string {
   const path = error.instancePath.slice(1).replaceAll('/', '.');

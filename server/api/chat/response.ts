@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { LanguageModelV4FinishReason, LanguageModelV4GenerateResult, LanguageModelV4Usage } from '@ai-sdk/provider';
-import type { FinishReason, ToolCall, Usage } from '../openai-types.ts';
+import type { FinishReason, ToolCall, Usage } from './types.ts';
 
 export function completionId(): string {
   return `chatcmpl-${randomUUID().replaceAll('-', '')}`;

@@ -1,5 +1,5 @@
 import type { NextFunction, Request, Response } from 'express';
-import { HttpError, invalidRequest } from '../errors.ts';
+import { HttpError, invalidRequest } from './errors.ts';
 
 /**
  * Reads a JSON request body, whatever its content type (curl's -d sends a

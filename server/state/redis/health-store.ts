@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { HEALTH_TIMINGS, nextHealth, type HealthRecord, type HealthStore } from '../health.ts';
+import { HEALTH_TIMINGS, nextHealth, type HealthRecord, type HealthStore } from '../../routing/health.ts';
 import { defineScript } from './client.ts';
 
 /*

@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { ProviderPlugin } from '../providers/types.ts';
-import { HttpError } from './errors.ts';
+import type { ProviderPlugin } from '../../providers/types.ts';
+import { HttpError } from '../http/errors.ts';
 
 /** Provider id -> the caller's key, for the providers whose header was sent. Lives only for the request. */
 export type KeySet = ReadonlyMap<string, string>;

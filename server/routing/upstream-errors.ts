@@ -1,5 +1,5 @@
 import { APICallError } from '@ai-sdk/provider';
-import type { Redactor } from './redact.ts';
+import type { Redactor } from '../http/redact.ts';
 
 /** Why an attempt at one provider did not produce an answer. */
 export type FailureKind =

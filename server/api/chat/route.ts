@@ -1,16 +1,16 @@
 import type { Request, RequestHandler, Response } from 'express';
-import { isAlias, type Catalog } from '../../catalog/catalog.ts';
-import { collectStream, openStream, type ModelSource, type OpenedStream, type UpstreamCall } from '../completion.ts';
-import { errorBody, HttpError } from '../errors.ts';
-import type { KeyReader } from '../keys.ts';
-import { requiredCapabilities, toCallOptions } from '../mapping/request.ts';
-import { completionId, toChatCompletion } from '../mapping/response.ts';
-import { createChunkEncoder, createStreamState, encodePart, finalFinishReason, SSE_DONE } from '../mapping/stream.ts';
-import type { LogLocals } from '../middleware/request-log.ts';
-import type { ChatRequest } from '../openai-types.ts';
-import type { Redactor } from '../redact.ts';
-import { CallerGone, type AttemptLog, type Routed, type Router } from '../router.ts';
-import { parseChatRequest } from '../validate.ts';
+import { isAlias, type Catalog } from '../../../catalog/catalog.ts';
+import { collectStream, openStream, type ModelSource, type OpenedStream, type UpstreamCall } from '../../routing/upstream.ts';
+import { errorBody, HttpError } from '../../http/errors.ts';
+import type { KeyReader } from '../../routing/keys.ts';
+import { requiredCapabilities, toCallOptions } from './request.ts';
+import { completionId, toChatCompletion } from './response.ts';
+import { createChunkEncoder, createStreamState, encodePart, finalFinishReason, SSE_DONE } from './stream.ts';
+import type { LogLocals } from '../../http/request-log.ts';
+import type { ChatRequest } from './types.ts';
+import type { Redactor } from '../../http/redact.ts';
+import { CallerGone, type AttemptLog, type Routed, type Router } from '../../routing/router.ts';
+import { parseChatRequest } from './validate.ts';
 
 export interface ChatDeps {
   readonly catalog: Catalog;

@@ -1,6 +1,6 @@
 import type { Request, RequestHandler, Response } from 'express';
 import type { Catalog } from '../../catalog/catalog.ts';
-import { HttpError } from '../errors.ts';
+import { HttpError } from '../http/errors.ts';
 
 export function listModels(catalog: Catalog): RequestHandler {
   return (_req: Request, res: Response) => {

@@ -1,7 +1,7 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { Readable } from 'node:stream';
-import type { FetchFunction } from '../providers/types.ts';
+import type { FetchFunction } from '../../providers/types.ts';
 
 /**
  * A fetch for upstream calls on node:http with shared keep-alive agents.

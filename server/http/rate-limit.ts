@@ -1,7 +1,7 @@
 import type { Request, RequestHandler } from 'express';
 import { rateLimit, type Store } from 'express-rate-limit';
-import { errorBody } from '../errors.ts';
-import { createSlidingWindowStore } from './sliding-window-store.ts';
+import { errorBody } from './errors.ts';
+import { createSlidingWindowStore } from '../state/sliding-window-store.ts';
 
 /** SPEC.md's client IP: first x-forwarded-for entry, then x-real-ip, then the socket. */
 export function clientIp(req: Request): string {

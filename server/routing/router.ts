@@ -1,11 +1,11 @@
-import type { Alias, CatalogModel } from '../catalog/catalog.ts';
-import type { Capability } from '../providers/types.ts';
-import type { Config } from './config.ts';
-import { HttpError, invalidRequest } from './errors.ts';
+import type { Alias, CatalogModel } from '../../catalog/catalog.ts';
+import type { Capability } from '../../providers/types.ts';
+import type { Config } from '../config.ts';
+import { HttpError, invalidRequest } from '../http/errors.ts';
 import { type HealthStore, type KeyHasher, type Outcome, viewHealth } from './health.ts';
 import type { KeySet } from './keys.ts';
 import type { LatencyTracker } from './latency.ts';
-import type { Redactor } from './redact.ts';
+import type { Redactor } from '../http/redact.ts';
 import { AttemptTimeout, classifyFailure, type Failure } from './upstream-errors.ts';
 
 export interface Candidate {

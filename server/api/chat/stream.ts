@@ -1,5 +1,5 @@
 import type { LanguageModelV4FinishReason, LanguageModelV4StreamPart } from '@ai-sdk/provider';
-import type { FinishReason, Usage } from '../openai-types.ts';
+import type { FinishReason, Usage } from './types.ts';
 import { toFinishReason, toUsage } from './response.ts';
 
 export const SSE_DONE = 'data: [DONE]\n\n';

@@ -1,6 +1,6 @@
 import type { Request, RequestHandler, Response } from 'express';
-import { type HealthStore, type KeyHasher, viewHealth } from '../health.ts';
-import type { KeyReader } from '../keys.ts';
+import { type HealthStore, type KeyHasher, viewHealth } from '../routing/health.ts';
+import type { KeyReader } from '../routing/keys.ts';
 
 export interface HealthEntry {
   state: string;

@@ -8,9 +8,9 @@ import type {
   LanguageModelV4ToolCallPart,
   LanguageModelV4ToolChoice,
 } from '@ai-sdk/provider';
-import type { Capability } from '../../providers/types.ts';
-import { invalidRequest } from '../errors.ts';
-import type { ChatMessage, ChatRequest, ImagePart, TextPart, ToolChoice } from '../openai-types.ts';
+import type { Capability } from '../../../providers/types.ts';
+import { invalidRequest } from '../../http/errors.ts';
+import type { ChatMessage, ChatRequest, ImagePart, TextPart, ToolChoice } from './types.ts';
 
 /** Everything an attempt needs except the abort signal, built once per request. */
 export type CallOptions = Omit<LanguageModelV4CallOptions, 'abortSignal'>;

@@ -1,8 +1,8 @@
 import type { LanguageModelV4, LanguageModelV4Content, LanguageModelV4FinishReason, LanguageModelV4StreamPart, LanguageModelV4Usage } from '@ai-sdk/provider';
-import type { CatalogModel } from '../catalog/catalog.ts';
-import type { FetchFunction } from '../providers/types.ts';
-import type { CallOptions } from './mapping/request.ts';
-import { assertFinished, isFirstOutput } from './mapping/stream.ts';
+import type { CatalogModel } from '../../catalog/catalog.ts';
+import type { FetchFunction } from '../../providers/types.ts';
+import type { CallOptions } from '../api/chat/request.ts';
+import { assertFinished, isFirstOutput } from '../api/chat/stream.ts';
 import type { AttemptControl, Candidate } from './router.ts';
 
 export type PartReader = ReadableStreamDefaultReader<LanguageModelV4StreamPart>;

@@ -1,6 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
 import { pino, type DestinationStream, type Logger } from 'pino';
-import { sanitizeForLog } from '../redact.ts';
+import { sanitizeForLog } from './redact.ts';
 
 /**
  * Serializers are the only way objects reach a log line, and none of them
