@@ -24,6 +24,16 @@ export interface ModelFactoryOptions {
   readonly fetch?: FetchFunction;
 }
 
+/** Quota figures a provider reported on an answer; absent fields were not reported. */
+export interface QuotaSnapshot {
+  readonly remainingRequests?: number;
+  readonly remainingTokens?: number;
+  /** Epoch ms at which the request budget is full again. */
+  readonly requestsResetAt?: number;
+  /** Epoch ms at which the token budget is full again. */
+  readonly tokensResetAt?: number;
+}
+
 /**
  * One provider, self-contained. A folder `providers/<id>/index.ts` whose default
  * export is this object is all it takes to add a provider.
@@ -62,4 +72,6 @@ export interface ProviderPlugin {
    * providers in use.
    */
   readonly createModel: (options: ModelFactoryOptions) => LanguageModelV4 | Promise<LanguageModelV4>;
+  /** Reads the rate-limit headers of an upstream answer (lower-case names); undefined when none. */
+  readonly readQuota?: (headers: Readonly<Record<string, string>>, now: number) => QuotaSnapshot | undefined;
 }

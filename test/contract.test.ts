@@ -112,6 +112,7 @@ describe('provider plugin contract', function () {
         expect(Number.isFinite(plugin.priority)).to.equal(true);
         expect(plugin.createModel).to.be.a('function');
         if (plugin.checkKey !== undefined) expect(plugin.checkKey).to.be.a('function');
+        if (plugin.readQuota !== undefined) expect(plugin.readQuota).to.be.a('function');
       });
 
       it('declares a non-empty model list with valid ids, capabilities and context windows', function () {

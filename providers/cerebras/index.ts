@@ -1,4 +1,5 @@
 import { bearerAuth, openAICompatibleModel } from '../openai-compatible.ts';
+import { quotaReader } from '../quota.ts';
 import type { ProviderPlugin } from '../types.ts';
 
 const cerebras: ProviderPlugin = {
@@ -17,6 +18,25 @@ const cerebras: ProviderPlugin = {
     { id: 'zai-glm-4.7', capabilities: ['reasoning', 'tool-use', 'long-context'], contextWindow: 262144, deprecated: true },
   ],
   authHeaders: bearerAuth,
+  // https://inference-docs.cerebras.ai/support/rate-limits: requests per day and tokens per
+  // minute, each reset given in seconds from now (`33011.382867097855`). The per-minute
+  // request and per-day token windows are read too when an answer carries them.
+  readQuota: quotaReader([
+    {
+      remainingRequests: 'x-ratelimit-remaining-requests-day',
+      requestsReset: 'x-ratelimit-reset-requests-day',
+      remainingTokens: 'x-ratelimit-remaining-tokens-minute',
+      tokensReset: 'x-ratelimit-reset-tokens-minute',
+      resetFormat: 'duration',
+    },
+    {
+      remainingRequests: 'x-ratelimit-remaining-requests-minute',
+      requestsReset: 'x-ratelimit-reset-requests-minute',
+      remainingTokens: 'x-ratelimit-remaining-tokens-day',
+      tokensReset: 'x-ratelimit-reset-tokens-day',
+      resetFormat: 'duration',
+    },
+  ]),
   createModel: (options) => openAICompatibleModel('cerebras', options, { supportsStructuredOutputs: true }),
 };
 

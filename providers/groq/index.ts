@@ -1,4 +1,5 @@
 import { bearerAuth } from '../openai-compatible.ts';
+import { openAIQuotaHeaders, quotaReader } from '../quota.ts';
 import type { ProviderPlugin } from '../types.ts';
 
 const groq: ProviderPlugin = {
@@ -15,6 +16,9 @@ const groq: ProviderPlugin = {
     { id: 'llama-4-maverick-17b-128e-instruct', capabilities: ['fast', 'tool-use', 'vision', 'long-context'], contextWindow: 131072, deprecated: true },
   ],
   authHeaders: bearerAuth,
+  // https://console.groq.com/docs/rate-limits: `-requests` is the daily request budget (RPD),
+  // `-tokens` the per-minute token budget (TPM); resets are durations like `2m59.56s`.
+  readQuota: quotaReader(openAIQuotaHeaders),
   // The SDK insists on a key at construction; every call's authHeaders replace it.
   createModel: async ({ modelId, baseURL, fetch }) => {
     const { createGroq } = await import('@ai-sdk/groq');

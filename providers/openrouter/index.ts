@@ -1,4 +1,5 @@
 import { bearerAuth, openAICompatibleModel } from '../openai-compatible.ts';
+import { quotaReader } from '../quota.ts';
 import type { ProviderPlugin } from '../types.ts';
 
 const openrouter: ProviderPlugin = {
@@ -20,6 +21,9 @@ const openrouter: ProviderPlugin = {
     { id: 'qwen/qwen3-next-80b-a3b-instruct:free', capabilities: ['tool-use', 'long-context'], contextWindow: 262144 },
   ],
   authHeaders: bearerAuth,
+  // https://openrouter.ai/docs/api-reference/limits: X-RateLimit-Remaining (requests) and
+  // X-RateLimit-Reset, the moment of the reset in epoch milliseconds.
+  readQuota: quotaReader({ remainingRequests: 'x-ratelimit-remaining', requestsReset: 'x-ratelimit-reset', resetFormat: 'epoch-ms' }),
   createModel: (options) => openAICompatibleModel('openrouter', options, { supportsStructuredOutputs: true }),
 };
 

@@ -1,4 +1,5 @@
 import { bearerAuth, openAICompatibleModel } from '../openai-compatible.ts';
+import { quotaReader } from '../quota.ts';
 import type { ProviderPlugin } from '../types.ts';
 
 const sambanova: ProviderPlugin = {
@@ -15,6 +16,12 @@ const sambanova: ProviderPlugin = {
     { id: 'Qwen3-32B', capabilities: ['reasoning', 'tool-use', 'long-context'], contextWindow: 131072 },
   ],
   authHeaders: bearerAuth,
+  // https://docs.sambanova.ai/docs/en/models/rate-limits ("Rate limit response headers"): a
+  // per-minute set (x-ratelimit-*-requests) and a per-day set (x-ratelimit-*-requests-day).
+  readQuota: quotaReader([
+    { remainingRequests: 'x-ratelimit-remaining-requests', requestsReset: 'x-ratelimit-reset-requests', resetFormat: 'duration' },
+    { remainingRequests: 'x-ratelimit-remaining-requests-day', requestsReset: 'x-ratelimit-reset-requests-day', resetFormat: 'duration' },
+  ]),
   createModel: (options) => openAICompatibleModel('sambanova', options),
 };
 

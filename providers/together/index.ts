@@ -1,4 +1,5 @@
 import { bearerAuth, openAICompatibleModel } from '../openai-compatible.ts';
+import { quotaReader } from '../quota.ts';
 import type { ProviderPlugin } from '../types.ts';
 
 const together: ProviderPlugin = {
@@ -16,6 +17,9 @@ const together: ProviderPlugin = {
     { id: 'Qwen/Qwen3-32B', capabilities: ['reasoning', 'tool-use', 'long-context'], contextWindow: 131072 },
   ],
   authHeaders: bearerAuth,
+  // https://support.together.ai/en/articles/8988956-rate-limits: x-ratelimit-remaining (requests)
+  // and x-ratelimit-reset, the time until the request budget is full again.
+  readQuota: quotaReader({ remainingRequests: 'x-ratelimit-remaining', requestsReset: 'x-ratelimit-reset', resetFormat: 'duration' }),
   createModel: (options) => openAICompatibleModel('together', options, { supportsStructuredOutputs: true }),
 };
 
