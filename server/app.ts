@@ -7,7 +7,7 @@ import type { FetchFunction } from '../providers/types.ts';
 import { createModelSource } from './routing/upstream.ts';
 import type { Config } from './config.ts';
 import { createUpstreamFetch } from './routing/http-client.ts';
-import { errorBody, HttpError } from './http/errors.ts';
+import { errorBody, HttpError, type ErrorBodyFormat } from './http/errors.ts';
 import { createKeyHasher, type HealthStore } from './routing/health.ts';
 import { createKeyReader, type KeySet } from './routing/keys.ts';
 import { createLatencyTracker } from './routing/latency.ts';
@@ -17,7 +17,8 @@ import { requestLog } from './http/request-log.ts';
 import { createRedactor, sanitizeForLog } from './http/redact.ts';
 import { createRouter } from './routing/router.ts';
 import { createStores } from './state/stores.ts';
-import { chatCompletions } from './api/chat/route.ts';
+import { chatApi } from './api/chat/index.ts';
+import { completionRoute } from './api/completion.ts';
 import { health } from './api/health.ts';
 import { listModels, retrieveModel } from './api/models.ts';
 
@@ -61,6 +62,7 @@ export function createApp(deps: AppDeps): FreewayApp {
   const router = createRouter({ config, health: healthStore, hashKey, latency: createLatencyTracker(), redact, random: deps.random, now: deps.now });
   const rateLimit = createRateLimit({ max: config.rateLimitMax, windowMs: config.rateLimitWindowMs, store: stores.rateLimitStore });
   const keyHeaders = providers.map((provider) => provider.header);
+  const completions = { catalog, readKeys, router, redact, models: createModelSource(config.baseURLs, deps.fetch ?? createUpstreamFetch()) };
 
   const app = express();
   app.disable('x-powered-by');
@@ -89,7 +91,7 @@ export function createApp(deps: AppDeps): FreewayApp {
   app.post(
     '/v1/chat/completions',
     jsonBody(config.bodyLimitBytes, config.bodyLimit),
-    chatCompletions({ catalog, readKeys, router, redact, models: createModelSource(config.baseURLs, deps.fetch ?? createUpstreamFetch()) }),
+    completionRoute(chatApi, completions),
   );
   app.all('/v1/chat/completions', methodNotAllowed('POST'));
 
@@ -114,7 +116,8 @@ export function createApp(deps: AppDeps): FreewayApp {
       res.destroy();
       return;
     }
-    res.status(status).json(errorBody(status, type, redact(message, keys?.values())));
+    const format = (res.locals.errorBody as ErrorBodyFormat | undefined) ?? errorBody;
+    res.status(status).json(format(status, type, redact(message, keys?.values())));
   };
   app.use(onError);
 

@@ -29,5 +29,8 @@ export function errorBody(status: number, type: ErrorType, message: string): Err
   return { error: { message, type, code: status } };
 }
 
+/** How one client API's errors look on the wire; OpenAI's `errorBody` unless a route sets `res.locals.errorBody`. */
+export type ErrorBodyFormat = (status: number, type: ErrorType, message: string) => unknown;
+
 export const invalidRequest = (message: string, status = 400): HttpError =>
   new HttpError(status, 'invalid_request_error', message);

@@ -1,6 +1,6 @@
 import type { Request, RequestHandler } from 'express';
 import { rateLimit, type Store } from 'express-rate-limit';
-import { errorBody } from './errors.ts';
+import { errorBody, type ErrorBodyFormat } from './errors.ts';
 import { createSlidingWindowStore } from '../state/sliding-window-store.ts';
 
 /** SPEC.md's client IP: first x-forwarded-for entry, then x-real-ip, then the socket. */
@@ -37,7 +37,8 @@ export function createRateLimit({ max, windowMs, store }: RateLimitOptions): Req
       const reset = (req as Request & { rateLimit?: { resetTime?: Date } }).rateLimit?.resetTime;
       const seconds = Math.max(1, Math.ceil(((reset?.getTime() ?? Date.now() + windowMs) - Date.now()) / 1000));
       res.setHeader('Retry-After', String(seconds));
-      res.status(429).json(errorBody(429, 'rate_limit_error', `Rate limit exceeded. Retry after ${seconds} seconds.`));
+      const format = (res.locals.errorBody as ErrorBodyFormat | undefined) ?? errorBody;
+      res.status(429).json(format(429, 'rate_limit_error', `Rate limit exceeded. Retry after ${seconds} seconds.`));
     },
   });
   return Object.assign(middleware, { store: windowStore });

@@ -1,9 +1,11 @@
-import type { LanguageModelV4, LanguageModelV4Content, LanguageModelV4FinishReason, LanguageModelV4StreamPart, LanguageModelV4Usage } from '@ai-sdk/provider';
+import type { LanguageModelV4, LanguageModelV4CallOptions, LanguageModelV4Content, LanguageModelV4FinishReason, LanguageModelV4StreamPart, LanguageModelV4Usage } from '@ai-sdk/provider';
 import type { CatalogModel } from '../../catalog/catalog.ts';
 import type { FetchFunction } from '../../providers/types.ts';
-import type { CallOptions } from '../api/chat/request.ts';
 import { assertFinished, isFirstOutput } from '../api/chat/stream.ts';
 import type { AttemptControl, Candidate } from './router.ts';
+
+/** Everything an attempt needs except the abort signal, built once per request by a client API's mapping. */
+export type CallOptions = Omit<LanguageModelV4CallOptions, 'abortSignal'>;
 
 export type PartReader = ReadableStreamDefaultReader<LanguageModelV4StreamPart>;
 

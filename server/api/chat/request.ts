@@ -1,5 +1,4 @@
 import type {
-  LanguageModelV4CallOptions,
   LanguageModelV4FilePart,
   LanguageModelV4FunctionTool,
   LanguageModelV4Message,
@@ -10,10 +9,9 @@ import type {
 } from '@ai-sdk/provider';
 import type { Capability } from '../../../providers/types.ts';
 import { invalidRequest } from '../../http/errors.ts';
+import type { CallOptions } from '../../routing/upstream.ts';
 import type { ChatMessage, ChatRequest, ImagePart, TextPart, ToolChoice } from './types.ts';
 
-/** Everything an attempt needs except the abort signal, built once per request. */
-export type CallOptions = Omit<LanguageModelV4CallOptions, 'abortSignal'>;
 
 function joinText(content: string | readonly TextPart[] | null | undefined): string {
   if (content == null) return '';

@@ -1,6 +1,8 @@
 import type { LanguageModelV4FinishReason, LanguageModelV4StreamPart } from '@ai-sdk/provider';
-import type { FinishReason, Usage } from './types.ts';
-import { toFinishReason, toUsage } from './response.ts';
+import { errorBody } from '../../http/errors.ts';
+import type { StreamEncoder } from '../completion.ts';
+import { completionId, toFinishReason, toUsage } from './response.ts';
+import type { ChatRequest, FinishReason, Usage } from './types.ts';
 
 export const SSE_DONE = 'data: [DONE]\n\n';
 
@@ -113,4 +115,21 @@ export function assertFinished(reason: LanguageModelV4FinishReason): void {
 export function finalFinishReason(state: StreamState): FinishReason {
   const reason = state.finishReason ?? 'stop';
   return reason === 'stop' && state.toolIndexes.size > 0 ? 'tool_calls' : reason;
+}
+
+/** The chat-completions stream of one answer: a role chunk, content chunks, the finish chunk, usage if asked, `[DONE]`. */
+export function chatStream(request: ChatRequest): StreamEncoder {
+  const encoder = createChunkEncoder(completionId(), Math.floor(Date.now() / 1000), request.model);
+  const state = createStreamState();
+  return {
+    start: () => encoder.role(),
+    part: (part) => encodePart(part, state, encoder),
+    end() {
+      if (state.finishReason === undefined) throw new Error('the upstream stream ended without a finish reason');
+      let out = encoder.finish(finalFinishReason(state));
+      if (request.stream_options?.include_usage && state.usage) out += encoder.usage(state.usage);
+      return out + SSE_DONE;
+    },
+    fail: (status, type, message) => `data: ${JSON.stringify(errorBody(status, type, message))}\n\n`,
+  };
 }

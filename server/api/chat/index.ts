@@ -1,0 +1,18 @@
+import type { ClientApi } from '../completion.ts';
+import { requiredCapabilities, toCallOptions } from './request.ts';
+import { toChatCompletion } from './response.ts';
+import { chatStream } from './stream.ts';
+import type { ChatRequest } from './types.ts';
+import { parseChatRequest } from './validate.ts';
+
+/** OpenAI's chat completions, `POST /v1/chat/completions`. */
+export const chatApi: ClientApi<ChatRequest> = {
+  parse: parseChatRequest,
+  target: (request) => request.model,
+  callOptions: toCallOptions,
+  needs: requiredCapabilities,
+  stream: (request) => request.stream === true,
+  user: (request) => request.user,
+  respond: (result, request) => toChatCompletion(result, request.model),
+  openStream: chatStream,
+};

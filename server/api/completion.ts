@@ -1,0 +1,161 @@
+import type { LanguageModelV4StreamPart } from '@ai-sdk/provider';
+import type { Request, RequestHandler, Response } from 'express';
+import { isAlias, type Catalog } from '../../catalog/catalog.ts';
+import type { Capability } from '../../providers/types.ts';
+import { HttpError, type ErrorType } from '../http/errors.ts';
+import type { LogLocals } from '../http/request-log.ts';
+import type { Redactor } from '../http/redact.ts';
+import type { KeyReader } from '../routing/keys.ts';
+import { CallerGone, type AttemptLog, type Routed, type Router } from '../routing/router.ts';
+import { collectStream, openStream, type CallOptions, type Collected, type ModelSource, type OpenedStream, type UpstreamCall } from '../routing/upstream.ts';
+
+/**
+ * One client API (chat completions, Responses, Messages): how its request maps
+ * into the AI SDK's call options and how the AI SDK's result and stream parts map
+ * back. Everything between, catalog, routing, failover, health, timeouts, is the
+ * same for every API and lives in `completionRoute`.
+ */
+export interface ClientApi<Req> {
+  /** Validates the body; throws a 400 `HttpError` naming the field. */
+  parse(body: unknown): Req;
+  /** The catalog id or alias to route to. */
+  target(request: Req): string;
+  callOptions(request: Req): CallOptions;
+  /** Capabilities a model must have to take the request at all (tools, images, ...). */
+  needs(request: Req): Capability[];
+  stream(request: Req): boolean;
+  /** Passed to providers that take an end-user id. */
+  user(request: Req): string | undefined;
+  /** The whole answer, for a caller that did not ask to stream. */
+  respond(result: Collected, request: Req): unknown;
+  /** A writer of this API's server-sent events for one answer. */
+  openStream(request: Req): StreamEncoder;
+}
+
+/** Turns the AI SDK's stream parts into one API's server-sent events. */
+export interface StreamEncoder {
+  /** What is sent with the headers, before any part (a role chunk, `response.created`, `message_start`). */
+  start(): string;
+  /** One part -> SSE text, '' for none. An `error` part is thrown. */
+  part(part: LanguageModelV4StreamPart): string;
+  /** After the upstream's last part: the closing events. Throws when the upstream never said it finished. */
+  end(): string;
+  /** A failure after the first byte: this API's error event, which ends the stream. */
+  fail(status: number, type: ErrorType, message: string): string;
+}
+
+export interface CompletionDeps {
+  readonly catalog: Catalog;
+  readonly readKeys: KeyReader;
+  readonly router: Router;
+  readonly redact: Redactor;
+  readonly models: ModelSource;
+}
+
+export function attemptsHeader(attempts: readonly AttemptLog[]): string {
+  return attempts.map((a) => `${a.provider}/${a.model} ${a.status} ${a.ms}ms`).join(', ');
+}
+
+function setRoutingHeaders(res: Response, routed: Routed<unknown>, attempts: readonly AttemptLog[]): void {
+  const { model } = routed.candidate;
+  res.setHeader('X-Freeway-Provider', model.provider.id);
+  res.setHeader('X-Freeway-Model', model.id);
+  res.setHeader('X-Freeway-Attempts', attemptsHeader(attempts));
+}
+
+/** Resolves when the socket can take more, or is gone. */
+function drained(res: Response): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
+}
+
+async function sendStream(res: Response, routed: Routed<OpenedStream>, encoder: StreamEncoder, attempts: readonly AttemptLog[], redact: Redactor): Promise<void> {
+  const { reader, head } = routed.value;
+  setRoutingHeaders(res, routed, attempts);
+  res.writeHead(200, {
+    'Content-Type': 'text/event-stream',
+    'Cache-Control': 'no-cache',
+    Connection: 'keep-alive',
+    'X-Accel-Buffering': 'no',
+  });
+  try {
+    let out = encoder.start();
+    for (const part of head) out += encoder.part(part);
+    res.write(out);
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      routed.control.output();
+      const text = encoder.part(value);
+      if (text !== '' && !res.write(text)) await drained(res);
+    }
+    const tail = encoder.end();
+    await routed.finish();
+    res.end(tail);
+  } catch (error) {
+    const failure = await routed.finish(error);
+    reader.cancel().catch(() => {});
+    if (!failure || failure.kind === 'aborted' || res.destroyed) {
+      res.destroy();
+      return;
+    }
+    const provider = routed.candidate.model.provider.id;
+    const message = redact(`The stream from ${provider} failed after it started: ${failure.reason}`);
+    res.end(encoder.fail(502, 'freeway_provider_error', message));
+  }
+}
+
+/** The route handler for one client API: validate, resolve, route, call, map back. */
+export function completionRoute<Req>(api: ClientApi<Req>, deps: CompletionDeps): RequestHandler {
+  const { catalog, readKeys, router, redact, models } = deps;
+  return async (req: Request, res: Response) => {
+    const locals = res.locals as LogLocals;
+    const keys = readKeys(req.headers);
+    res.locals.keys = keys;
+    const request = api.parse(req.body);
+    const target = api.target(request);
+    const entry = catalog.byId.get(target);
+    if (!entry) {
+      throw new HttpError(404, 'invalid_request_error', `Unknown model: ${target}. GET /v1/models lists the models.`);
+    }
+    const plan = await router.plan(entry, keys, isAlias(entry) ? api.needs(request) : []);
+    const call: UpstreamCall = { options: api.callOptions(request), models, user: api.user(request) };
+    const caller = new AbortController();
+    res.once('close', () => {
+      if (!res.writableFinished) caller.abort();
+    });
+    const attempts: AttemptLog[] = [];
+    locals.attempts = attempts;
+    try {
+      if (api.stream(request)) {
+        const routed = await router.run(plan, keys, (candidate, control) => openStream(call, candidate, control), caller.signal, attempts);
+        await sendStream(res, routed, api.openStream(request), attempts, redact);
+        return;
+      }
+      const routed = await router.run(
+        plan,
+        keys,
+        async (candidate, control) => collectStream(await openStream(call, candidate, control), control),
+        caller.signal,
+        attempts,
+      );
+      await routed.finish();
+      setRoutingHeaders(res, routed, attempts);
+      res.json(api.respond(routed.value, request));
+    } catch (error) {
+      if (error instanceof CallerGone) {
+        res.destroy();
+        return;
+      }
+      if (attempts.length > 0 && !res.headersSent) res.setHeader('X-Freeway-Attempts', attemptsHeader(attempts));
+      throw error;
+    }
+  };
+}
