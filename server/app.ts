@@ -61,7 +61,6 @@ export function createApp(deps: AppDeps): FreewayApp {
   const { healthStore } = stores;
   const router = createRouter({ config, health: healthStore, hashKey, latency: createLatencyTracker(), redact, random: deps.random, now: deps.now });
   const rateLimit = createRateLimit({ max: config.rateLimitMax, windowMs: config.rateLimitWindowMs, store: stores.rateLimitStore });
-  const keyHeaders = providers.map((provider) => provider.header);
   const completions = { catalog, readKeys, router, redact, models: createModelSource(config.baseURLs, deps.fetch ?? createUpstreamFetch()) };
 
   const app = express();
@@ -75,7 +74,10 @@ export function createApp(deps: AppDeps): FreewayApp {
     cors({
       origin: config.corsOrigins === '*' ? '*' : [...config.corsOrigins],
       methods: ['GET', 'POST', 'OPTIONS'],
-      allowedHeaders: ['Content-Type', 'Authorization', 'Retry-After', ...keyHeaders],
+      // No allowedHeaders: a preflight is allowed the headers it asks for (key
+      // headers, and whatever a client SDK adds, such as the openai SDK's
+      // x-stainless-*). No route reads cookies or credentials, so nothing is
+      // gained by refusing a header, and the list stays right when SDKs change.
       exposedHeaders: ['Retry-After', 'X-Freeway-Provider', 'X-Freeway-Model', 'X-Freeway-Attempts'],
       maxAge: 600,
     }),

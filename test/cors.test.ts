@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import OpenAI from 'openai';
 import { startFreeway, type RunningFreeway } from './support/freeway.ts';
 import { headerFor, keyHeaders, testKeys } from './support/keys.ts';
 import { openAIText, startUpstream, type FakeUpstream } from './support/upstream.ts';
@@ -54,6 +55,49 @@ describe('CORS', () => {
       for (const header of requested) expect(allowed, header).to.include(header.toLowerCase());
       expect(response.headers.get('access-control-max-age')).to.match(/^\d+$/);
       expect(await response.text()).to.equal('');
+    });
+
+    it('a browser using the official openai SDK passes the preflight for every header the SDK sends', async () => {
+      // Record what the SDK really sends, for a plain call and for its stream helper.
+      const sent: Headers[] = [];
+      const openai = new OpenAI({
+        baseURL: `${freeway.url}/v1`,
+        apiKey: 'unused',
+        defaultHeaders: keyHeaders('cerebras'),
+        maxRetries: 0,
+        fetch: (url, init) => {
+          sent.push(new Headers(init?.headers));
+          return fetch(url, init);
+        },
+      });
+      await openai.chat.completions.create({ model: 'cerebras/llama-3.3-70b', messages: [{ role: 'user', content: 'hi' }] }, { timeout: 5000 });
+      await openai.chat.completions.stream({ model: 'cerebras/llama-3.3-70b', messages: [{ role: 'user', content: 'hi' }] }).finalChatCompletion();
+      // A browser preflights every header that is not CORS-safelisted; it sets User-Agent itself (the SDK does not in a browser).
+      const safelisted = new Set(['accept', 'accept-language', 'content-language', 'user-agent', 'content-length']);
+      const requested = [...new Set(sent.flatMap((headers) => [...headers.keys()]))].filter((name) => !safelisted.has(name)).sort();
+      expect(requested).to.include.members([
+        'authorization',
+        'content-type',
+        'x-cerebras-key',
+        'x-stainless-lang',
+        'x-stainless-package-version',
+        'x-stainless-os',
+        'x-stainless-arch',
+        'x-stainless-runtime',
+        'x-stainless-runtime-version',
+        'x-stainless-retry-count',
+        'x-stainless-timeout',
+        'x-stainless-helper-method',
+      ]);
+
+      const response = await preflight(freeway, 'https://app.example', requested);
+      expect(response.status).to.equal(204);
+      expect(response.headers.get('access-control-allow-origin')).to.equal('*');
+      expect(list(response.headers.get('access-control-allow-methods'))).to.include('post');
+      expect(list(response.headers.get('access-control-allow-headers'))).to.include.members(requested);
+      // The answer depends on what was asked, so caches must key on it.
+      expect(list(response.headers.get('vary'))).to.include('access-control-request-headers');
+      expect(response.headers.get('access-control-allow-credentials')).to.equal(null);
     });
 
     it('a preflight for GET /v1/models is allowed too', async () => {
