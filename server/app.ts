@@ -7,7 +7,7 @@ import type { FetchFunction } from '../providers/types.ts';
 import { createModelSource } from './routing/upstream.ts';
 import type { Config } from './config.ts';
 import { createUpstreamFetch } from './routing/http-client.ts';
-import { errorBody, HttpError, type ErrorBodyFormat } from './http/errors.ts';
+import { clip, errorBody, HttpError, type ErrorBodyFormat } from './http/errors.ts';
 import { createKeyHasher, type HealthStore } from './routing/health.ts';
 import { createKeyReader, type KeySet } from './routing/keys.ts';
 import { createLatencyTracker } from './routing/latency.ts';
@@ -47,7 +47,7 @@ export interface FreewayApp {
 function methodNotAllowed(allow: string): RequestHandler {
   return (req, res) => {
     res.setHeader('Allow', allow);
-    throw new HttpError(405, 'invalid_request_error', `Method ${req.method} is not allowed on ${req.path}. Allowed: ${allow}.`);
+    throw new HttpError(405, 'invalid_request_error', `Method ${req.method} is not allowed on ${clip(req.path)}. Allowed: ${allow}.`);
   };
 }
 
@@ -98,7 +98,7 @@ export function createApp(deps: AppDeps): FreewayApp {
   app.all('/v1/chat/completions', methodNotAllowed('POST'));
 
   app.use((req) => {
-    throw new HttpError(404, 'invalid_request_error', `Unknown route: ${req.method} ${req.path}`);
+    throw new HttpError(404, 'invalid_request_error', `Unknown route: ${req.method} ${clip(req.path)}`);
   });
 
   const onError: ErrorRequestHandler = (error: unknown, req, res, _next) => {

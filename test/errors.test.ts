@@ -9,6 +9,7 @@ import { loadConfig } from '../server/config.ts';
 import { createLogger } from '../server/http/request-log.ts';
 import { createMemoryHealthStore, type HealthStore } from '../server/routing/health.ts';
 import { startFreeway, type RunningFreeway, type StartOptions } from './support/freeway.ts';
+import { expectError } from './support/errors.ts';
 import { keyHeaders, testKeys } from './support/keys.ts';
 import { json, openAIError, openAIText, startUpstream, type FakeUpstream, type UpstreamHandler } from './support/upstream.ts';
 
@@ -18,32 +19,6 @@ const hi = [{ role: 'user', content: 'hi' }];
 /** Every provider's base URL pointed at the fake upstream. */
 function baseURLEnv(url: string): Record<string, string> {
   return Object.fromEntries(providerIds.map((id) => [`${id.toUpperCase()}_BASE_URL`, url]));
-}
-
-interface ErrorReply {
-  readonly status: number;
-  readonly headers: Headers;
-  readonly text: string;
-  readonly message: string;
-}
-
-/**
- * Asserts the OpenAI-compatible error body: exactly message/type/code, code equal
- * to the status, no stack trace anywhere. Returns the message for further checks.
- */
-async function expectError(response: Response, status: number, type: string, message?: string): Promise<ErrorReply> {
-  const text = await response.text();
-  expect(response.status, text).to.equal(status);
-  expect(response.headers.get('content-type')).to.match(/^application\/json/);
-  const body = JSON.parse(text) as { error: { message: string; type: string; code: number } };
-  expect(Object.keys(body)).to.deep.equal(['error']);
-  expect(Object.keys(body.error).sort()).to.deep.equal(['code', 'message', 'type']);
-  expect(body.error.type).to.equal(type);
-  expect(body.error.code).to.equal(status);
-  expect(body.error.message).to.be.a('string').and.not.equal('');
-  if (message !== undefined) expect(body.error.message).to.equal(message);
-  expect(text).to.not.match(/"stack"|\n\s+at |\bat .+\.(ts|js):\d+:\d+/);
-  return { status: response.status, headers: response.headers, text, message: body.error.message };
 }
 
 function chat(freeway: RunningFreeway, body: unknown, headers: Record<string, string> = {}): Promise<Response> {

@@ -13,6 +13,9 @@ function splitKey(value: string): { accountId: string; token: string } | undefin
  * for every caller. So the model's URL has a placeholder, the account id
  * travels with the call as a header, and this fetch moves it into the path.
  */
+/** Cloudflare account ids are 32 hexadecimal characters. */
+const accountId = /^[0-9a-f]{32}$/i;
+
 const accountHeader = 'x-freeway-cloudflare-account';
 const accountPlaceholder = '/accounts/_account_/';
 
@@ -53,8 +56,13 @@ const cloudflare: ProviderPlugin = {
     { id: '@cf/ibm-granite/granite-4.0-h-micro', capabilities: ['tool-use', 'long-context'], contextWindow: 131072 },
     { id: '@cf/meta/llama-guard-3-8b', capabilities: ['tool-use', 'long-context'], contextWindow: 131072 },
   ],
-  checkKey: (value) =>
-    splitKey(value) ? undefined : 'X-Cloudflare-Key must have the form account_id:api_token.',
+  checkKey(value) {
+    const parts = splitKey(value);
+    if (!parts) return 'X-Cloudflare-Key must have the form account_id:api_token.';
+    // The account id goes into the upstream path: anything but an account id could redirect the call.
+    if (!accountId.test(parts.accountId)) return 'X-Cloudflare-Key: the account id must be 32 hexadecimal characters.';
+    return undefined;
+  },
   authHeaders: (key) => {
     const parts = splitKey(key);
     if (!parts) throw new Error('X-Cloudflare-Key must have the form account_id:api_token.');

@@ -2,7 +2,7 @@ import type { LanguageModelV4StreamPart } from '@ai-sdk/provider';
 import type { Request, RequestHandler, Response } from 'express';
 import { isAlias, type Catalog } from '../../catalog/catalog.ts';
 import type { Capability } from '../../providers/types.ts';
-import { HttpError, type ErrorType } from '../http/errors.ts';
+import { clip, HttpError, type ErrorType } from '../http/errors.ts';
 import type { LogLocals } from '../http/request-log.ts';
 import type { Redactor } from '../http/redact.ts';
 import type { KeyReader } from '../routing/keys.ts';
@@ -123,7 +123,7 @@ export function completionRoute<Req>(api: ClientApi<Req>, deps: CompletionDeps):
     const target = api.target(request);
     const entry = catalog.byId.get(target);
     if (!entry) {
-      throw new HttpError(404, 'invalid_request_error', `Unknown model: ${target}. GET /v1/models lists the models.`);
+      throw new HttpError(404, 'invalid_request_error', `Unknown model: ${clip(target)}. GET /v1/models lists the models.`);
     }
     const plan = await router.plan(entry, keys, isAlias(entry) ? api.needs(request) : []);
     const call: UpstreamCall = { options: api.callOptions(request), models, user: api.user(request) };

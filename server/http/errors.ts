@@ -34,3 +34,11 @@ export type ErrorBodyFormat = (status: number, type: ErrorType, message: string)
 
 export const invalidRequest = (message: string, status = 400): HttpError =>
   new HttpError(status, 'invalid_request_error', message);
+
+/** How much of a caller's own text (a model id, a path) an error message echoes. */
+export const MAX_ECHO_LENGTH = 256;
+
+/** The caller's text, cut to MAX_ECHO_LENGTH characters for a message. */
+export function clip(text: string): string {
+  return text.length > MAX_ECHO_LENGTH ? `${text.slice(0, MAX_ECHO_LENGTH)}…` : text;
+}

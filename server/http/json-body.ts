@@ -1,6 +1,30 @@
 import type { NextFunction, Request, Response } from 'express';
 import { HttpError, invalidRequest } from './errors.ts';
 
+/** No Content-Encoding, or `identity` in any case, as body-parser accepts. */
+function isIdentity(encoding: string | undefined): boolean {
+  return !encoding || encoding.trim().toLowerCase() === 'identity';
+}
+
+/** A Content-Type without a charset, or with exactly one that is UTF-8 (`utf-8`, `utf8`, quoted or not, any case). */
+function isUtf8(contentType: string | undefined): boolean {
+  if (contentType === undefined) return true;
+  let charset: string | undefined;
+  let at = contentType.indexOf(';');
+  while (at !== -1) {
+    const next = contentType.indexOf(';', at + 1);
+    const param = contentType.slice(at + 1, next === -1 ? undefined : next);
+    const eq = param.indexOf('=');
+    if (eq !== -1 && param.slice(0, eq).trim().toLowerCase() === 'charset') {
+      // Two charsets are ambiguous: which one did the client mean?
+      if (charset !== undefined) return false;
+      charset = param.slice(eq + 1).trim().replace(/^"(.*)"$/, '$1').toLowerCase();
+    }
+    at = next;
+  }
+  return charset === undefined || charset === 'utf-8' || charset === 'utf8';
+}
+
 /**
  * Reads a JSON request body, whatever its content type (curl's -d sends a
  * form type). Smaller than body-parser by everything Freeway does not need:
@@ -16,9 +40,7 @@ export function jsonBody(limitBytes: number, limitText: string) {
       next(tooLarge());
       return;
     }
-    const encoding = req.headers['content-encoding'];
-    const contentType = req.headers['content-type'];
-    if ((encoding && encoding !== 'identity') || (contentType?.includes('charset=') && !/charset="?utf-?8/i.test(contentType))) {
+    if (!isIdentity(req.headers['content-encoding']) || !isUtf8(req.headers['content-type'])) {
       next(new HttpError(415, 'invalid_request_error', 'Request body must be uncompressed UTF-8 JSON.'));
       return;
     }

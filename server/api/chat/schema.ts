@@ -3,6 +3,14 @@
  * regenerating the compiled validator: `npm run generate` (a test checks).
  */
 const nullableNumber = { type: ['number', 'null'] };
+/**
+ * JSON numbers past 1.8e308 parse as Infinity, which Ajv counts as an integer and
+ * JSON.stringify sends upstream as null: every integer field gets a finite bound.
+ */
+const int32Max = 2 ** 31 - 1;
+const int32Min = -(2 ** 31);
+/** Longest model id; no catalog id comes close, and messages echo it. */
+export const MAX_MODEL_ID_LENGTH = 256;
 const textPart = {
   type: 'object',
   required: ['type', 'text'],
@@ -90,7 +98,7 @@ export const chatRequestSchema = {
   type: 'object',
   required: ['model', 'messages'],
   properties: {
-    model: { type: 'string', minLength: 1 },
+    model: { type: 'string', minLength: 1, maxLength: MAX_MODEL_ID_LENGTH },
     messages: { type: 'array', minItems: 1, items: message },
     stream: { type: ['boolean', 'null'] },
     stream_options: {
@@ -99,12 +107,12 @@ export const chatRequestSchema = {
     },
     temperature: { type: ['number', 'null'], minimum: 0, maximum: 2 },
     top_p: { type: ['number', 'null'], minimum: 0, maximum: 1 },
-    max_tokens: { type: ['integer', 'null'], minimum: 1 },
-    max_completion_tokens: { type: ['integer', 'null'], minimum: 1 },
+    max_tokens: { type: ['integer', 'null'], minimum: 1, maximum: int32Max },
+    max_completion_tokens: { type: ['integer', 'null'], minimum: 1, maximum: int32Max },
     stop: {
       anyOf: [{ type: 'string' }, { type: 'null' }, { type: 'array', maxItems: 4, items: { type: 'string' } }],
     },
-    seed: { type: ['integer', 'null'] },
+    seed: { type: ['integer', 'null'], minimum: int32Min, maximum: int32Max },
     presence_penalty: { ...nullableNumber, minimum: -2, maximum: 2 },
     frequency_penalty: { ...nullableNumber, minimum: -2, maximum: 2 },
     tools: { type: 'array', items: tool },
@@ -130,7 +138,7 @@ export const chatRequestSchema = {
       },
     },
     user: { type: 'string' },
-    n: { type: ['integer', 'null'], minimum: 1 },
+    n: { type: ['integer', 'null'], minimum: 1, maximum: int32Max },
   },
 };
 
