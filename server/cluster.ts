@@ -21,7 +21,8 @@ type StoreCall =
   | { readonly op: 'rl.resetAll' }
   | { readonly op: 'health.get'; readonly ids: readonly string[] }
   | { readonly op: 'health.record'; readonly id: string; readonly outcome: Outcome; readonly now: number }
-  | { readonly op: 'health.claimProbe'; readonly id: string; readonly now: number };
+  | { readonly op: 'health.claimProbe'; readonly id: string; readonly now: number }
+  | { readonly op: 'health.nextTurn'; readonly id: string; readonly now: number };
 
 interface StoreRequest {
   readonly freeway: 'store';
@@ -138,6 +139,7 @@ export function createPrimaryStores(logger: Logger): { healthStore: HealthStore;
     },
     record: (id, outcome, now) => call<HealthRecord>({ op: 'health.record', id, outcome, now }),
     claimProbe: (id, now) => call<boolean>({ op: 'health.claimProbe', id, now }),
+    nextTurn: (id, now) => call<number>({ op: 'health.nextTurn', id, now }),
     async close() {},
   };
   return {
@@ -174,6 +176,8 @@ function servePrimaryStores(config: Config): { handle(worker: Worker, request: S
         return health.record(call.id, call.outcome, call.now);
       case 'health.claimProbe':
         return health.claimProbe(call.id, call.now);
+      case 'health.nextTurn':
+        return health.nextTurn(call.id, call.now);
     }
   }
 

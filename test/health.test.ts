@@ -55,6 +55,34 @@ describe('health state machine', () => {
     expect(cooldowns).to.deep.equal([60, 120, 240, 300, 300, 300]);
   });
 
+  it('a long Retry-After (a daily quota) is honoured, up to a day', () => {
+    const daily = nextHealth(undefined, { kind: 'rate_limited', retryAfterMs: 5 * 3_600_000, reason: '429 tokens per day' }, t0);
+    expect(viewHealth(daily, t0 + 4 * 3_600_000)).to.deep.include({ state: 'rate_limited', retryAfter: 3_600, tier: 2 });
+    expect(viewHealth(daily, t0 + 5 * 3_600_000)).to.deep.include({ state: 'healthy', tier: 0 });
+    const absurd = nextHealth(undefined, { kind: 'rate_limited', retryAfterMs: 400 * 86_400_000, reason: '429' }, t0);
+    expect(absurd.until - t0).to.equal(HEALTH_TIMINGS.maxSkipMs);
+  });
+
+  it('a success reporting no requests or no tokens left sits the key out until that budget resets', () => {
+    const spent = nextHealth(run([failure, failure]), { kind: 'success', quota: { remainingRequests: 0, requestsResetAt: t0 + 90_000, remainingTokens: 500 } }, t0);
+    expect(viewHealth(spent, t0 + 1_000)).to.deep.include({
+      state: 'rate_limited',
+      consecutiveFailures: 0,
+      retryAfter: 89,
+      reason: 'no requests left until the quota resets',
+      tier: 2,
+    });
+    expect(viewHealth(spent, t0 + 90_000)).to.deep.include({ state: 'healthy', tier: 0 });
+    const tokens = nextHealth(undefined, { kind: 'success', quota: { remainingRequests: 3, requestsResetAt: t0 + 5_000, remainingTokens: 0, tokensResetAt: t0 + 7_000 } }, t0);
+    expect(viewHealth(tokens, t0)).to.deep.include({ state: 'rate_limited', retryAfter: 7, reason: 'no tokens left until the quota resets' });
+    // No reset time given: the default wait.
+    const unknown = nextHealth(undefined, { kind: 'success', quota: { remainingRequests: 0 } }, t0);
+    expect(viewHealth(unknown, t0).retryAfter).to.equal(HEALTH_TIMINGS.defaultRetryAfterMs / 1000);
+    // Something left: healthy, with the figures kept.
+    const plenty = nextHealth(undefined, { kind: 'success', quota: { remainingRequests: 14_370, requestsResetAt: t0 + 179_560 } }, t0);
+    expect(viewHealth(plenty, t0)).to.deep.include({ state: 'healthy', tier: 0, quota: { remainingRequests: 14_370, requestsResetAt: t0 + 179_560 } });
+  });
+
   it('invalid_key keeps its reason and is skipped for 10 minutes', () => {
     const record = nextHealth(undefined, { kind: 'invalid_key', reason: '401 Invalid API key' }, t0);
     expect(viewHealth(record, t0)).to.deep.include({ state: 'invalid_key', retryAfter: 600, reason: '401 Invalid API key', tier: 2 });
@@ -85,6 +113,43 @@ describe('memory health store', () => {
     const [old, recent] = await store.get(['groq:old', 'groq:new']);
     expect(old).to.equal(undefined);
     expect(recent?.consecutiveFailures).to.equal(1);
+    await store.close();
+  });
+});
+
+describe('memory health store: what it keeps', () => {
+  it('keeps a record that is skipped for longer than an hour until its wait ends', async () => {
+    let now = t0;
+    const store = createMemoryHealthStore(20, () => now);
+    await store.record('groq:daily', { kind: 'rate_limited', retryAfterMs: 3 * 3_600_000, reason: '429 tokens per day' }, t0);
+    now = t0 + 2 * 3_600_000;
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    expect((await store.get(['groq:daily']))[0]?.state).to.equal('rate_limited');
+    now = t0 + 3 * 3_600_000 + 1;
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    expect((await store.get(['groq:daily']))[0]).to.equal(undefined);
+    await store.close();
+  });
+
+  it('keeps a success only when it carries quota figures', async () => {
+    const store = createMemoryHealthStore();
+    await store.record('groq:a', { kind: 'success' }, t0);
+    await store.record('groq:b', { kind: 'success', quota: { remainingTokens: 12 } }, t0);
+    const [a, b] = await store.get(['groq:a', 'groq:b']);
+    expect(a).to.equal(undefined);
+    expect(b?.quota).to.deep.equal({ remainingTokens: 12 });
+    await store.close();
+  });
+
+  it('hands out the turns of a pool in order, each pool its own, and forgets them after an hour', async () => {
+    let now = t0;
+    const store = createMemoryHealthStore(20, () => now);
+    const turns = [];
+    for (let i = 0; i < 3; i++) turns.push(await store.nextTurn('groq:pool|m', now), await store.nextTurn('groq:other|m', now));
+    expect(turns).to.deep.equal([0, 0, 1, 1, 2, 2]);
+    now = t0 + HEALTH_TIMINGS.forgetAfterMs + 1;
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    expect(await store.nextTurn('groq:pool|m', now)).to.equal(0);
     await store.close();
   });
 });

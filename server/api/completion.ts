@@ -53,7 +53,7 @@ export interface CompletionDeps {
 }
 
 export function attemptsHeader(attempts: readonly AttemptLog[]): string {
-  return attempts.map((a) => `${a.provider}/${a.model} ${a.status} ${a.ms}ms`).join(', ');
+  return attempts.map((a) => `${a.provider}/${a.model}${a.key === undefined ? '' : ` key ${a.key}`} ${a.status} ${a.ms}ms`).join(', ');
 }
 
 function setRoutingHeaders(res: Response, routed: Routed<unknown>, attempts: readonly AttemptLog[]): void {

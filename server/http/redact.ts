@@ -3,7 +3,8 @@ import type { ProviderPlugin } from '../../providers/types.ts';
 
 export const REDACTED = '[REDACTED]';
 
-export type Redactor = (text: string, requestKeys?: Iterable<string>) => string;
+/** `requestKeys`: the request's keys, one by one or as a provider's pool (a header may carry several). */
+export type Redactor = (text: string, requestKeys?: Iterable<string | readonly string[]>) => string;
 
 /**
  * Compiles every plugin's key patterns and the shared ones into a single
@@ -20,15 +21,22 @@ export function createRedactor(plugins: readonly ProviderPlugin[]): Redactor {
   return (text, requestKeys) => {
     let out = text;
     if (requestKeys) {
-      for (const key of requestKeys) {
-        // Parts of a composite key (Cloudflare's account_id:api_token) are secrets too.
-        for (const secret of key.split(':')) {
-          if (secret.length >= 4 && out.includes(secret)) out = out.replaceAll(secret, REDACTED);
-        }
+      for (const entry of requestKeys) {
+        if (typeof entry === 'string') out = redactKey(out, entry);
+        else for (const key of entry) out = redactKey(out, key);
       }
     }
     return out.replace(pattern, REDACTED);
   };
+}
+
+function redactKey(text: string, key: string): string {
+  let out = text;
+  // Parts of a composite key (Cloudflare's account_id:api_token) are secrets too.
+  for (const secret of key.split(':')) {
+    if (secret.length >= 4 && out.includes(secret)) out = out.replaceAll(secret, REDACTED);
+  }
+  return out;
 }
 
 const longToken = /[A-Za-z0-9_-]{8,}/g;

@@ -18,8 +18,8 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
 }
 
 export interface LogLocals {
-  /** Every upstream attempt of the request: provider, model, status, ms. No keys. */
-  attempts?: ReadonlyArray<{ provider: string; model: string; status: number | string; ms: number }>;
+  /** Every upstream attempt of the request: provider, model, the key's position when there are several, status, ms. No keys. */
+  attempts?: ReadonlyArray<{ provider: string; model: string; key?: number; status: number | string; ms: number }>;
 }
 
 /** Paths that are Freeway's own constants, logged as they are even when no route ran (a 429). */

@@ -1,4 +1,5 @@
 import { createHmac } from 'node:crypto';
+import type { QuotaSnapshot } from '../../providers/types.ts';
 
 /**
  * Provider health per (provider, key hash). A key is never stored: records are
@@ -20,10 +21,12 @@ export interface HealthRecord {
   /** Last failure reason (redacted), for `/health` and error messages. */
   readonly reason: string | undefined;
   readonly lastSeen: number;
+  /** The quota figures of the key's last successful answer, when the provider sends them. */
+  readonly quota?: QuotaSnapshot;
 }
 
 export type Outcome =
-  | { readonly kind: 'success' }
+  | { readonly kind: 'success'; readonly quota?: QuotaSnapshot }
   | { readonly kind: 'rate_limited'; readonly retryAfterMs: number | undefined; readonly reason: string }
   | { readonly kind: 'failure'; readonly reason: string }
   | { readonly kind: 'invalid_key'; readonly reason: string };
@@ -36,6 +39,8 @@ export const HEALTH_TIMINGS = {
   invalidKeyMs: 600_000,
   probeTimeoutMs: 30_000,
   forgetAfterMs: 3_600_000,
+  /** The longest a key is skipped for one answer: a daily quota resets within a day. */
+  maxSkipMs: 86_400_000,
 } as const;
 
 const fresh: HealthRecord = {
@@ -48,19 +53,43 @@ const fresh: HealthRecord = {
   lastSeen: 0,
 };
 
+const skipFor = (ms: number): number => Math.min(ms, HEALTH_TIMINGS.maxSkipMs);
+
+/**
+ * A success whose quota figures say nothing is left: the key sits out until the
+ * budget that ran out resets (a minute when the provider gave no reset time).
+ */
+function afterSuccess(quota: QuotaSnapshot | undefined, now: number): HealthRecord {
+  if (!quota) return { ...fresh, lastSeen: now };
+  let until = 0;
+  const spent: string[] = [];
+  if (quota.remainingRequests === 0) {
+    until = quota.requestsResetAt ?? now + HEALTH_TIMINGS.defaultRetryAfterMs;
+    spent.push('requests');
+  }
+  if (quota.remainingTokens === 0) {
+    until = Math.max(until, quota.tokensResetAt ?? now + HEALTH_TIMINGS.defaultRetryAfterMs);
+    spent.push('tokens');
+  }
+  if (until <= now) return { ...fresh, lastSeen: now, quota };
+  const reason = `no ${spent.join(' or ')} left until the quota resets`;
+  return { ...fresh, state: 'rate_limited', until: now + skipFor(until - now), reason, lastSeen: now, quota };
+}
+
 /** The state machine: the record after `outcome`, at time `now`. Pure. */
 export function nextHealth(previous: HealthRecord | undefined, outcome: Outcome, now: number): HealthRecord {
   const prev = previous ?? fresh;
   const failures = prev.consecutiveFailures + 1;
   switch (outcome.kind) {
     case 'success':
-      return { ...fresh, lastSeen: now };
+      return afterSuccess(outcome.quota, now);
     case 'rate_limited':
       return {
         ...prev,
         state: 'rate_limited',
         consecutiveFailures: failures,
-        until: now + (outcome.retryAfterMs ?? HEALTH_TIMINGS.defaultRetryAfterMs),
+        // Daily quotas come with waits of hours: honoured, up to a day.
+        until: now + skipFor(outcome.retryAfterMs ?? HEALTH_TIMINGS.defaultRetryAfterMs),
         probeUntil: 0,
         reason: outcome.reason,
         lastSeen: now,
@@ -98,6 +127,7 @@ export interface HealthView {
   readonly reason: string | undefined;
   /** 0: use now; 1: half-open, one probe may go; 2: skip. */
   readonly tier: 0 | 1 | 2;
+  readonly quota?: QuotaSnapshot;
 }
 
 const healthyView: HealthView = { state: 'healthy', consecutiveFailures: 0, retryAfter: undefined, reason: undefined, tier: 0 };
@@ -105,21 +135,30 @@ const healthyView: HealthView = { state: 'healthy', consecutiveFailures: 0, retr
 /** What a record means at time `now`. */
 export function viewHealth(record: HealthRecord | undefined, now: number): HealthView {
   if (!record) return healthyView;
-  const { state, consecutiveFailures } = record;
+  const { state, consecutiveFailures, quota } = record;
   if (state === 'healthy') {
-    return consecutiveFailures === 0 ? healthyView : { ...healthyView, consecutiveFailures, reason: record.reason };
+    return consecutiveFailures === 0 && !quota ? healthyView : { ...healthyView, consecutiveFailures, reason: record.reason, quota };
   }
   const retryAfter = Math.max(1, Math.ceil((record.until - now) / 1000));
-  if (record.until > now) return { state, consecutiveFailures, retryAfter, reason: record.reason, tier: 2 };
+  if (record.until > now) return { state, consecutiveFailures, retryAfter, reason: record.reason, tier: 2, quota };
   if (state === 'down') {
     if (record.probeUntil > now) {
-      return { state: 'half_open', consecutiveFailures, retryAfter: Math.ceil((record.probeUntil - now) / 1000), reason: record.reason, tier: 2 };
+      return { state: 'half_open', consecutiveFailures, retryAfter: Math.ceil((record.probeUntil - now) / 1000), reason: record.reason, tier: 2, quota };
     }
-    return { state: 'half_open', consecutiveFailures, retryAfter: undefined, reason: record.reason, tier: 1 };
+    return { state: 'half_open', consecutiveFailures, retryAfter: undefined, reason: record.reason, tier: 1, quota };
   }
   // rate_limited and invalid_key whose wait is over are tried again as if healthy.
-  return { state: 'healthy', consecutiveFailures, retryAfter: undefined, reason: record.reason, tier: 0 };
+  return { state: 'healthy', consecutiveFailures, retryAfter: undefined, reason: record.reason, tier: 0, quota };
 }
+
+/** How long a store keeps a record: an hour after its last change, or until its wait ends if that is later. */
+export function keepFor(record: HealthRecord, now: number): number {
+  return Math.max(HEALTH_TIMINGS.forgetAfterMs, record.until - now);
+}
+
+/** A record that says no more than "healthy, nothing known" need not be kept. */
+export const worthKeeping = (record: HealthRecord): boolean =>
+  record.state !== 'healthy' || record.consecutiveFailures !== 0 || record.quota !== undefined;
 
 /** Where health records live: in memory here; a shared store implements the same. */
 export interface HealthStore {
@@ -127,14 +166,23 @@ export interface HealthStore {
   record(id: string, outcome: Outcome, now: number): Promise<HealthRecord>;
   /** Claims the single half-open probe of a down key; false when another request has it. */
   claimProbe(id: string, now: number): Promise<boolean>;
+  /**
+   * Takes the next turn (0, 1, 2, ...) of a key pool's round robin for one model,
+   * shared like the records and forgotten like them, an hour after its last use.
+   */
+  nextTurn(id: string, now: number): Promise<number>;
   close(): Promise<void>;
 }
 
 export function createMemoryHealthStore(sweepEveryMs = 600_000, now: () => number = Date.now): HealthStore {
   const records = new Map<string, HealthRecord>();
+  // Bounded like the records: swept an hour after their last use.
+  const turns = new Map<string, { turn: number; lastSeen: number }>();
   const sweep = setInterval(() => {
-    const cutoff = now() - HEALTH_TIMINGS.forgetAfterMs;
-    for (const [id, record] of records) if (record.lastSeen < cutoff) records.delete(id);
+    const at = now();
+    const cutoff = at - HEALTH_TIMINGS.forgetAfterMs;
+    for (const [id, record] of records) if (record.lastSeen < cutoff && record.until <= at) records.delete(id);
+    for (const [id, entry] of turns) if (entry.lastSeen < cutoff) turns.delete(id);
   }, sweepEveryMs);
   sweep.unref();
   return {
@@ -143,9 +191,9 @@ export function createMemoryHealthStore(sweepEveryMs = 600_000, now: () => numbe
     },
     async record(id, outcome, now) {
       const next = nextHealth(records.get(id), outcome, now);
-      // A healthy key with nothing on record is the same as no record: a success forgets the key.
-      if (outcome.kind === 'success') records.delete(id);
-      else records.set(id, next);
+      // A healthy key with nothing on record is the same as no record: a plain success forgets the key.
+      if (worthKeeping(next)) records.set(id, next);
+      else records.delete(id);
       return next;
     },
     async claimProbe(id, now) {
@@ -155,9 +203,20 @@ export function createMemoryHealthStore(sweepEveryMs = 600_000, now: () => numbe
       records.set(id, { ...record, probeUntil: now + HEALTH_TIMINGS.probeTimeoutMs });
       return true;
     },
+    async nextTurn(id, now) {
+      const entry = turns.get(id);
+      if (entry) {
+        entry.turn += 1;
+        entry.lastSeen = now;
+        return entry.turn;
+      }
+      turns.set(id, { turn: 0, lastSeen: now });
+      return 0;
+    },
     async close() {
       clearInterval(sweep);
       records.clear();
+      turns.clear();
     },
   };
 }

@@ -2,26 +2,61 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { ProviderPlugin } from '../../providers/types.ts';
 import { HttpError } from '../http/errors.ts';
 
-/** Provider id -> the caller's key, for the providers whose header was sent. Lives only for the request. */
-export type KeySet = ReadonlyMap<string, string>;
+/** The most keys one provider's header may carry. */
+export const MAX_KEYS_PER_HEADER = 16;
+
+/** One provider's keys, in the order of its header: one or more, at most MAX_KEYS_PER_HEADER. */
+export type KeyPool = readonly string[];
+
+/** Provider id -> the caller's keys, for the providers whose header was sent. Lives only for the request. */
+export type KeySet = ReadonlyMap<string, KeyPool>;
 
 export interface KeyReader {
   (headers: IncomingHttpHeaders): KeySet;
 }
 
+const invalid = (message: string): HttpError => new HttpError(400, 'invalid_request_error', message);
+
+/**
+ * Splits one header into its keys: `a,b` or `a, b`. Messages name the header
+ * and the key's position (from 1), never a value.
+ */
+function splitPool(plugin: ProviderPlugin, header: string, value: string): KeyPool {
+  if (!value.includes(',')) {
+    const problem = plugin.checkKey?.(value);
+    if (problem) throw invalid(problem);
+    return [value];
+  }
+  const parts = value.split(',');
+  if (parts.length > MAX_KEYS_PER_HEADER) {
+    throw invalid(`${header}: key ${MAX_KEYS_PER_HEADER + 1} is one too many; at most ${MAX_KEYS_PER_HEADER} keys are allowed.`);
+  }
+  const pool: string[] = [];
+  for (let i = 0; i < parts.length; i++) {
+    const key = (parts[i] as string).trim();
+    const position = i + 1;
+    if (key === '') throw invalid(`${header}: key ${position} is empty.`);
+    const same = pool.indexOf(key);
+    if (same !== -1) throw invalid(`${header}: key ${position} repeats key ${same + 1}.`);
+    const problem = plugin.checkKey?.(key);
+    // `Key 2 of X-Cloudflare-Key must have the form …` where the plugin's message starts with the header.
+    if (problem) throw invalid(problem.startsWith(header) ? `Key ${position} of ${problem}` : `${header}: key ${position}: ${problem}`);
+    pool.push(key);
+  }
+  return pool;
+}
+
 /** Builds the per-request key reader; header names are lower-cased once, here. */
 export function createKeyReader(plugins: readonly ProviderPlugin[]): KeyReader {
-  const lookups = plugins.map((plugin) => ({ plugin, header: plugin.header.toLowerCase() }));
+  const lookups = plugins.map((plugin) => ({ plugin, name: plugin.header.toLowerCase() }));
   return (headers) => {
-    const keys = new Map<string, string>();
-    for (const { plugin, header } of lookups) {
-      const raw = headers[header];
+    const keys = new Map<string, KeyPool>();
+    for (const { plugin, name } of lookups) {
+      const raw = headers[name];
       if (typeof raw !== 'string') continue;
       const value = raw.trim();
       if (value === '') continue;
-      const problem = plugin.checkKey?.(value);
-      if (problem) throw new HttpError(400, 'invalid_request_error', problem);
-      keys.set(plugin.id, value);
+      keys.set(plugin.id, splitPool(plugin, plugin.header, value));
     }
     return keys;
   };

@@ -3,7 +3,7 @@ import type { Capability } from '../../providers/types.ts';
 import type { Config } from '../config.ts';
 import { HttpError, invalidRequest } from '../http/errors.ts';
 import { type HealthStore, type KeyHasher, type Outcome, viewHealth } from './health.ts';
-import type { KeySet } from './keys.ts';
+import type { KeyPool, KeySet } from './keys.ts';
 import type { LatencyTracker } from './latency.ts';
 import type { Redactor } from '../http/redact.ts';
 import { AttemptTimeout, classifyFailure, type Failure } from './upstream-errors.ts';
@@ -15,11 +15,17 @@ export interface Candidate {
   readonly healthId: string;
   /** 0 healthy, 1 half-open: the attempt is the key's probe. */
   readonly tier: 0 | 1;
+  /** The key's position in its header, from 1. */
+  readonly keyPosition: number;
+  /** How many keys that header carried; with more than one, attempts and messages name the key by position. */
+  readonly keyCount: number;
 }
 
 export interface AttemptLog {
   readonly provider: string;
   readonly model: string;
+  /** The key's position in its header, when the header carried more than one key. */
+  readonly key?: number;
   /** Upstream HTTP status, `ok`, or what went wrong without one (`timeout`, `connection`, ...). */
   readonly status: number | string;
   readonly ms: number;
@@ -29,6 +35,8 @@ export interface AttemptControl {
   readonly signal: AbortSignal;
   /** Call for every piece of output; the first stops the first-token timer, each one restarts the idle timer. */
   output(): void;
+  /** Call with the upstream's response headers: the provider's quota figures are read from them. */
+  responseHeaders(headers: Readonly<Record<string, string>>): void;
 }
 
 export interface Routed<T> {
@@ -39,11 +47,36 @@ export interface Routed<T> {
   finish(error?: unknown): Promise<Failure | undefined>;
 }
 
+/** One of a provider's keys that this request may use. */
+export interface PoolKey {
+  readonly key: string;
+  readonly healthId: string;
+  /** Its position in the header, from 1. */
+  readonly position: number;
+  readonly tier: 0 | 1;
+}
+
+/** A provider's keys as this request sees them. */
+export interface ProviderKeys {
+  /** The keys not being skipped, in header order. */
+  readonly usable: readonly PoolKey[];
+  /** How many keys the header carried. */
+  readonly count: number;
+  /** The key's health id for one key; for a pool an HMAC of its keys' HMACs: round robin and latency are kept per pool. */
+  readonly poolId: string;
+}
+
 export interface Plan {
   /** `free:…` or `{provider}/{modelId}`, for messages. */
   readonly target: string;
   readonly pinned: boolean;
+  /**
+   * One per model, in the order they are tried, each with the first usable key of
+   * its provider. For a pool, whose turn it is is decided when the model is tried.
+   */
   readonly candidates: readonly Candidate[];
+  /** Provider id -> its keys for this request. */
+  readonly keys: ReadonlyMap<string, ProviderKeys>;
   /** Candidates left out for their health, as `provider: reason` for the 502 message. */
   readonly skipped: readonly string[];
   readonly retryAfterSeconds: number | undefined;
@@ -103,6 +136,26 @@ function headerList(models: readonly CatalogModel[]): string {
   return [...new Set(models.map((model) => model.provider.header))].join(', ');
 }
 
+/** What moving on after a failure means for the rest of the request. */
+function nextStep(kind: Failure['kind']): 'next key' | 'next provider' | 'next model' {
+  switch (kind) {
+    case 'rate_limited':
+    case 'invalid_key':
+      // The key is spent or refused: the same model with the provider's next key.
+      return 'next key';
+    case 'server':
+    case 'bad_response':
+    case 'timeout':
+    case 'connection':
+      // The provider is in trouble; its other keys would most likely meet the same fault.
+      return 'next provider';
+    default:
+      return 'next model';
+  }
+}
+
+const keyName = (provider: string, position: number, count: number): string => (count > 1 ? `${provider} key ${position}` : provider);
+
 export function createRouter(deps: RouterDeps): Router {
   const { config, health, hashKey, latency, redact } = deps;
   const random = deps.random ?? Math.random;
@@ -110,50 +163,66 @@ export function createRouter(deps: RouterDeps): Router {
 
   async function plan(entry: Alias | CatalogModel, keys: KeySet, needs: readonly Capability[]): Promise<Plan> {
     const pinned = !('models' in entry);
+    let models: readonly CatalogModel[];
     if (pinned) {
-      const key = keys.get(entry.provider.id);
-      if (key === undefined) {
+      if (!keys.has(entry.provider.id)) {
         throw new HttpError(401, 'authentication_error', `${entry.id} needs the ${entry.provider.header} header.`);
       }
-      return {
-        target: entry.id,
-        pinned,
-        candidates: [{ model: entry, key, healthId: hashKey(entry.provider.id, key), tier: 0 }],
-        skipped: [],
-        retryAfterSeconds: undefined,
-      };
+      models = [entry];
+    } else {
+      const able = needs.length === 0 ? entry.models : entry.models.filter((model) => hasAll(model, needs));
+      models = able.filter((model) => keys.has(model.provider.id));
+      if (models.length === 0) {
+        const what = needs.length === 0 ? entry.id : `${entry.id} with ${needs.join(' and ')}`;
+        throw new HttpError(401, 'authentication_error', `No provider key for ${what}. Send one of: ${headerList(able)}.`);
+      }
     }
-    const able = needs.length === 0 ? entry.models : entry.models.filter((model) => hasAll(model, needs));
-    const keyed = able.filter((model) => keys.has(model.provider.id));
-    if (keyed.length === 0) {
-      const what = needs.length === 0 ? entry.id : `${entry.id} with ${needs.join(' and ')}`;
-      throw new HttpError(401, 'authentication_error', `No provider key for ${what}. Send one of: ${headerList(able)}.`);
-    }
-    const healthIds = new Map<string, string>();
-    for (const model of keyed) {
-      const id = model.provider.id;
-      if (!healthIds.has(id)) healthIds.set(id, hashKey(id, keys.get(id) as string));
-    }
-    const ids = [...healthIds.values()];
-    const records = await health.get(ids);
-    const at = now();
-    const views = new Map(ids.map((id, i) => [id, viewHealth(records[i], at)]));
 
-    const ready: Array<Candidate & { order: number; ms: number }> = [];
+    // One health record per key: every key of every provider in play is hashed once.
+    const hashed = new Map<string, string[]>();
+    const ids: string[] = [];
+    for (const model of models) {
+      const id = model.provider.id;
+      if (hashed.has(id)) continue;
+      const pool = keys.get(id) as KeyPool;
+      const poolIds = pool.map((key) => hashKey(id, key));
+      hashed.set(id, poolIds);
+      ids.push(...poolIds);
+    }
+    // A pinned model with a single key is always tried, as there is nothing to choose from.
+    const lookHealth = !pinned || ids.length > 1;
+    const records = lookHealth ? await health.get(ids) : [];
+    const at = now();
+
+    const providerKeys = new Map<string, ProviderKeys>();
     const skipped: string[] = [];
     let retryAfterSeconds: number | undefined;
-    keyed.forEach((model, order) => {
-      const healthId = healthIds.get(model.provider.id) as string;
-      const view = views.get(healthId);
-      if (!view || view.tier === 2) {
-        if (view && !skipped.some((line) => line.startsWith(`${model.provider.id}:`))) {
-          skipped.push(`${model.provider.id}: ${skipReason(view.state, view.retryAfter, view.reason)}`);
+    let i = 0;
+    for (const [id, poolIds] of hashed) {
+      const pool = keys.get(id) as KeyPool;
+      const usable: PoolKey[] = [];
+      for (let k = 0; k < pool.length; k++) {
+        const healthId = poolIds[k] as string;
+        const view = viewHealth(records[i++], at);
+        if (view.tier === 2 && lookHealth) {
+          skipped.push(`${keyName(id, k + 1, pool.length)}: ${skipReason(view.state, view.retryAfter, view.reason)}`);
           if (view.retryAfter !== undefined) retryAfterSeconds = Math.min(retryAfterSeconds ?? Infinity, view.retryAfter);
+          continue;
         }
-        return;
+        usable.push({ key: pool[k] as string, healthId, position: k + 1, tier: view.tier === 1 ? 1 : 0 });
       }
-      const ms = config.routing === 'latency' ? latency.get(`${healthId}|${model.spec.id}`) ?? Infinity : 0;
-      ready.push({ model, key: keys.get(model.provider.id) as string, healthId, tier: view.tier, order, ms });
+      // Sorted, so that the order of the header does not make another pool.
+      const poolId = pool.length === 1 ? (poolIds[0] as string) : hashKey(id, [...poolIds].sort().join(','));
+      providerKeys.set(id, { usable, count: pool.length, poolId });
+    }
+
+    const ready: Array<Candidate & { order: number; ms: number }> = [];
+    models.forEach((model, order) => {
+      const { usable, count, poolId } = providerKeys.get(model.provider.id) as ProviderKeys;
+      const first = usable[0];
+      if (!first) return;
+      const ms = config.routing === 'latency' ? latency.get(`${poolId}|${model.spec.id}`) ?? Infinity : 0;
+      ready.push({ model, key: first.key, healthId: first.healthId, tier: first.tier, keyPosition: first.position, keyCount: count, order, ms });
     });
     // A half-open key keeps its place: the request that reaches it is its probe.
     ready.sort((a, b) => a.ms - b.ms || a.order - b.order);
@@ -163,36 +232,34 @@ export function createRouter(deps: RouterDeps): Router {
       const [explored] = ready.splice(pick, 1);
       if (explored) ready.unshift(explored);
     }
-    return { target: entry.id, pinned, candidates: ready, skipped, retryAfterSeconds };
+    return { target: entry.id, pinned, candidates: ready, keys: providerKeys, skipped, retryAfterSeconds };
   }
 
   async function run<T>(plan: Plan, keys: KeySet, attempt: AttemptFn<T>, callerSignal: AbortSignal, attempts: AttemptLog[]): Promise<Routed<T>> {
     const deadline = Date.now() + config.requestTimeoutMs;
     const reasons: string[] = [];
-    // Keys that failed in this request: their other models are not tried.
-    const failedKeys = new Set<string>();
+    // Keys that failed (or could not be probed) in this request: none of their models is tried again.
+    const doneKeys = new Set<string>();
+    // Providers that failed with a server fault in this request: the next attempt goes elsewhere.
+    const failedProviders = new Set<string>();
+    let requestKeys: string[] | undefined;
     let remaining = plan.candidates;
     let next = 0;
     let failed: Failure | undefined;
     let lastRetryAfterMs: number | undefined;
 
-    while (attempts.length < config.maxAttempts) {
-      const candidate = remaining[next++];
-      if (!candidate) break;
-      if (failedKeys.has(candidate.healthId)) continue;
-      if (callerSignal.aborted) throw new CallerGone();
-      const left = deadline - Date.now();
-      if (left <= 0) {
-        reasons.push('request timeout');
-        break;
-      }
-      if (candidate.tier === 1 && !(await health.claimProbe(candidate.healthId, now()))) continue;
-
+    /** One attempt with one key; a success is returned, a failure recorded and returned. */
+    async function tryKey(model: CatalogModel, choice: PoolKey, count: number, left: number): Promise<{ routed: Routed<T> } | { failure: Failure }> {
+      const candidate: Candidate = { model, key: choice.key, healthId: choice.healthId, tier: choice.tier, keyPosition: choice.position, keyCount: count };
+      const log = (status: number | string, ms: number): AttemptLog =>
+        count > 1 ? { provider: model.provider.id, model: model.spec.id, key: choice.position, status, ms } : { provider: model.provider.id, model: model.spec.id, status, ms };
+      const latencyId = `${(plan.keys.get(model.provider.id) as ProviderKeys).poolId}|${model.spec.id}`;
       const started = Date.now();
       const controller = new AbortController();
       const onCallerGone = (): void => controller.abort(callerSignal.reason);
       callerSignal.addEventListener('abort', onCallerGone, { once: true });
       let firstOutputAt = 0;
+      let upstreamHeaders: Readonly<Record<string, string>> | undefined;
       const onSilence = (): void => controller.abort(new AttemptTimeout(firstOutputAt ? 'stream idle' : 'first token'));
       let timer = setTimeout(onSilence, Math.min(config.firstTokenTimeoutMs, left));
       const control: AttemptControl = {
@@ -203,10 +270,13 @@ export function createRouter(deps: RouterDeps): Router {
             return;
           }
           firstOutputAt = Date.now();
-          latency.observe(`${candidate.healthId}|${candidate.model.spec.id}`, firstOutputAt - started);
+          latency.observe(latencyId, firstOutputAt - started);
           // After the first token, only silence ends an attempt.
           clearTimeout(timer);
           timer = setTimeout(onSilence, config.streamIdleTimeoutMs);
+        },
+        responseHeaders(headers) {
+          upstreamHeaders = headers;
         },
       };
       const cleanup = (): void => {
@@ -215,69 +285,106 @@ export function createRouter(deps: RouterDeps): Router {
       };
       const fail = async (error: unknown): Promise<Failure> => {
         cleanup();
-        const failure = classifyFailure(error, redact, keys.values(), controller.signal.reason);
+        requestKeys ??= [...keys.values()].flat();
+        const failure = classifyFailure(error, redact, requestKeys, controller.signal.reason);
         const outcome = outcomeOf(failure);
         if (outcome) {
           await health.record(candidate.healthId, outcome, now());
-          // The key itself failed: spend the next attempt on another provider
-          // rather than on more models behind the same key.
-          failedKeys.add(candidate.healthId);
+          doneKeys.add(candidate.healthId);
         }
         return failure;
       };
 
       try {
         const value = await attempt(candidate, control);
-        attempts.push({ provider: candidate.model.provider.id, model: candidate.model.spec.id, status: 200, ms: Date.now() - started });
+        attempts.push(log(200, Date.now() - started));
+        const at = now();
+        const quota = upstreamHeaders && model.provider.readQuota?.(upstreamHeaders, at);
         // Always written: other requests may have recorded failures since this one's plan.
-        await health.record(candidate.healthId, { kind: 'success' }, now());
+        await health.record(candidate.healthId, quota ? { kind: 'success', quota } : { kind: 'success' }, at);
         let finished = false;
         return {
-          value,
-          candidate,
-          control,
-          async finish(error) {
-            if (finished) return undefined;
-            finished = true;
-            if (error === undefined) {
-              cleanup();
-              return undefined;
-            }
-            return fail(error);
+          routed: {
+            value,
+            candidate,
+            control,
+            async finish(error) {
+              if (finished) return undefined;
+              finished = true;
+              if (error === undefined) {
+                cleanup();
+                return undefined;
+              }
+              return fail(error);
+            },
           },
         };
       } catch (error) {
         const failure = await fail(error);
-        attempts.push({
-          provider: candidate.model.provider.id,
-          model: candidate.model.spec.id,
-          status: failure.status ?? failure.kind,
-          ms: Date.now() - started,
-        });
+        attempts.push(log(failure.status ?? failure.kind, Date.now() - started));
+        return { failure };
+      }
+    }
+
+    models: while (attempts.length < config.maxAttempts) {
+      const candidate = remaining[next++];
+      if (!candidate) break;
+      const { model } = candidate;
+      const provider = model.provider.id;
+      if (failedProviders.has(provider)) continue;
+      const { usable, count, poolId } = plan.keys.get(provider) as ProviderKeys;
+      const open = usable.filter((choice) => !doneKeys.has(choice.healthId));
+      if (open.length === 0) continue;
+      // Healthy keys take turns, per pool and model, across requests (and processes, through the shared store).
+      const start = open.length === 1 ? 0 : (await health.nextTurn(`${poolId}|${model.spec.id}`, now())) % open.length;
+
+      for (let k = 0; k < open.length; k++) {
+        if (attempts.length >= config.maxAttempts) break models;
+        const choice = open[(start + k) % open.length] as PoolKey;
+        if (callerSignal.aborted) throw new CallerGone();
+        const left = deadline - Date.now();
+        if (left <= 0) {
+          reasons.push('request timeout');
+          break models;
+        }
+        if (choice.tier === 1 && !(await health.claimProbe(choice.healthId, now()))) {
+          doneKeys.add(choice.healthId);
+          continue;
+        }
+
+        const result = await tryKey(model, choice, count, left);
+        if ('routed' in result) return result.routed;
+        const { failure } = result;
         if (failure.kind === 'aborted') throw new CallerGone();
         failed = failure;
         if (failure.retryAfterMs !== undefined) lastRetryAfterMs = failure.retryAfterMs;
-        reasons.push(`${candidate.model.provider.id}: ${failure.reason}`);
-        if (plan.pinned) break;
+        reasons.push(`${keyName(provider, choice.position, count)}: ${failure.reason}`);
         if (failure.kind === 'request') {
-          throw invalidRequest(`${candidate.model.provider.id} rejected the request: ${failure.reason}`);
+          throw invalidRequest(`${provider} rejected the request: ${failure.reason}`);
         }
+        const step = nextStep(failure.kind);
+        if (step === 'next key') continue;
+        if (plan.pinned) break models;
+        if (step === 'next provider') failedProviders.add(provider);
         if (failure.kind === 'context_too_long') {
-          const needed = candidate.model.spec.contextWindow;
+          const needed = model.spec.contextWindow;
           remaining = remaining.slice(next).filter((other) => other.model.spec.contextWindow > needed);
           next = 0;
           if (remaining.length === 0) {
             throw invalidRequest(`The request does not fit the context window of any model behind ${plan.target}: ${reasons.join('; ')}`);
           }
         }
+        continue models;
       }
     }
 
-    if (plan.pinned && failed) {
-      if (failed.kind === 'request' || failed.kind === 'context_too_long') {
+    if (plan.pinned) {
+      if (failed && (failed.kind === 'request' || failed.kind === 'context_too_long')) {
         throw invalidRequest(`${plan.candidates[0]?.model.provider.id} rejected the request: ${failed.reason}`);
       }
-      throw new HttpError(502, 'freeway_provider_error', `Provider failed: ${reasons.join('; ')}`, retryHeader(lastRetryAfterMs));
+      const all = [...reasons, ...plan.skipped];
+      const retryMs = lastRetryAfterMs ?? (plan.retryAfterSeconds === undefined ? undefined : plan.retryAfterSeconds * 1000);
+      throw new HttpError(502, 'freeway_provider_error', `Provider failed: ${all.join('; ')}`, retryHeader(retryMs));
     }
     const all = [...reasons, ...plan.skipped];
     const retryMs = lastRetryAfterMs ?? (plan.retryAfterSeconds === undefined ? undefined : plan.retryAfterSeconds * 1000);

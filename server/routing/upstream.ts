@@ -48,12 +48,13 @@ export interface UpstreamCall {
 export async function openStream(call: UpstreamCall, candidate: Candidate, control: AttemptControl): Promise<OpenedStream> {
   const { provider } = candidate.model;
   const model = await call.models(candidate.model);
-  const { stream } = await model.doStream({
+  const { stream, response } = await model.doStream({
     ...call.options,
     headers: provider.authHeaders(candidate.key),
     abortSignal: control.signal,
     providerOptions: call.user === undefined ? undefined : { [provider.id]: { user: call.user } },
   });
+  if (response?.headers) control.responseHeaders(response.headers);
   const reader = stream.getReader();
   const head: LanguageModelV4StreamPart[] = [];
   try {

@@ -124,6 +124,14 @@ export function withHealthFallback(shared: HealthStore, warn: Warn, where: strin
         return local.claimProbe(id, now);
       }
     },
+    async nextTurn(id, now) {
+      try {
+        return await shared.nextTurn(id, now);
+      } catch (error) {
+        fallBack(error);
+        return local.nextTurn(id, now);
+      }
+    },
     async close() {
       await shared.close();
       await local.close();

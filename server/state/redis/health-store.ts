@@ -1,11 +1,14 @@
 import type { Redis } from 'ioredis';
-import { HEALTH_TIMINGS, nextHealth, type HealthRecord, type HealthStore } from '../../routing/health.ts';
+import { HEALTH_TIMINGS, keepFor, nextHealth, worthKeeping, type HealthRecord, type HealthStore } from '../../routing/health.ts';
 import { defineScript } from './client.ts';
 
 /*
  * Provider health in Redis, one JSON record per `freeway:health:<provider>:<HMAC>`.
  * The ids come from createKeyHasher: a key, or a plain hash of one, never gets here.
- * Records expire an hour after their last write, as the memory store forgets them.
+ * Records expire an hour after their last write, or when their wait ends if that
+ * is later (a daily quota), as the memory store forgets them.
+ * A key pool's round-robin turn is a counter, `freeway:turn:<provider>:<HMAC of the
+ * pool's key HMACs>|<model>`, that expires an hour after its last use.
  *
  * The state machine stays in TypeScript (health.ts). A change is a
  * compare-and-set: the script writes only if the record is still what the
@@ -16,6 +19,11 @@ local current = redis.call('GET', KEYS[1]) or ''
 if current ~= ARGV[1] then return {0, current} end
 redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
 return {1, ''}`;
+
+const nextTurnLua = `
+local turn = redis.call('INCR', KEYS[1])
+redis.call('PEXPIRE', KEYS[1], ARGV[1])
+return turn`;
 
 const maxTries = 8;
 
@@ -29,17 +37,18 @@ function parse(raw: string | null | undefined): HealthRecord | undefined {
   }
 }
 
-export function createRedisHealthStore(client: Redis, prefix = 'freeway:health:'): HealthStore {
+export function createRedisHealthStore(client: Redis, prefix = 'freeway:health:', turnPrefix = 'freeway:turn:'): HealthStore {
   const compareAndSet = defineScript<[0 | 1, string]>(client, 'freewayHealthCompareAndSet', compareAndSetLua);
+  const incrementTurn = defineScript<number>(client, 'freewayNextTurn', nextTurnLua);
 
   /** Applies `change` to the record atomically; `undefined` from `change` means leave it. */
-  async function update<T>(id: string, change: (record: HealthRecord | undefined) => { next?: HealthRecord; result: T }): Promise<T> {
+  async function update<T>(id: string, now: number, change: (record: HealthRecord | undefined) => { next?: HealthRecord; result: T }): Promise<T> {
     const key = prefix + id;
     let raw = (await client.get(key)) ?? '';
     for (let attempt = 1; ; attempt++) {
       const { next, result } = change(parse(raw));
       if (next === undefined) return result;
-      const [written, current] = await compareAndSet(key, raw, JSON.stringify(next), HEALTH_TIMINGS.forgetAfterMs);
+      const [written, current] = await compareAndSet(key, raw, JSON.stringify(next), keepFor(next, now));
       if (written === 1) return result;
       if (attempt === maxTries) throw new Error('health record kept changing under concurrent writers');
       raw = current;
@@ -54,21 +63,26 @@ export function createRedisHealthStore(client: Redis, prefix = 'freeway:health:'
     },
     async record(id, outcome, now) {
       if (outcome.kind === 'success') {
-        // A success forgets the past, and an empty record means the same as none: one DEL, no read.
-        await client.del(prefix + id);
-        return nextHealth(undefined, outcome, now);
+        // A success forgets the past: one write, no read. An empty record means the same as none.
+        const next = nextHealth(undefined, outcome, now);
+        if (worthKeeping(next)) await client.set(prefix + id, JSON.stringify(next), 'PX', keepFor(next, now));
+        else await client.del(prefix + id);
+        return next;
       }
-      return update(id, (record) => {
+      return update(id, now, (record) => {
         const next = nextHealth(record, outcome, now);
         return { next, result: next };
       });
     },
     async claimProbe(id, now) {
-      return update(id, (record) => {
+      return update(id, now, (record) => {
         if (!record || record.state !== 'down' || record.until > now) return { result: true };
         if (record.probeUntil > now) return { result: false };
         return { next: { ...record, probeUntil: now + HEALTH_TIMINGS.probeTimeoutMs }, result: true };
       });
+    },
+    async nextTurn(id) {
+      return (await incrementTurn(turnPrefix + id, HEALTH_TIMINGS.forgetAfterMs)) - 1;
     },
     async close() {},
   };
