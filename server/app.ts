@@ -119,7 +119,7 @@ export function createApp(deps: AppDeps): FreewayApp {
       return;
     }
     const format = (res.locals.errorBody as ErrorBodyFormat | undefined) ?? errorBody;
-    res.status(status).json(format(status, type, redact(message, keys?.values())));
+    res.status(status).json(format(status, type, redact(message, keys)));
   };
   app.use(onError);
 

@@ -153,7 +153,7 @@ describe('provider plugin contract', function () {
         const credential = credentialOf(plugin, key);
         for (const context of contexts) {
           // Given the request's keys (how error bodies are redacted), every provider's key goes, all of it.
-          expect(redact(context(key), [key]), 'with request keys').to.equal(context(key.split(':').map(() => REDACTED).join(':')));
+          expect(redact(context(key), [key]), 'with request keys').to.equal(context(REDACTED));
           // From the patterns alone (a key an upstream echoes back), the whole credential goes, no tail left.
           if (plugin.keyPatterns.length > 0) {
             expect(redact(context(credential)), 'patterns only').to.equal(context(REDACTED));

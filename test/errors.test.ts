@@ -492,7 +492,7 @@ describe('errors over HTTP: upstream failures', () => {
     await once(server, 'listening');
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     try {
-      const secret = 'BrokenProviderSecret0123456789';
+      const secret = 'Zr8Kq3Vx6Lm1Tp4Wn9Bc2Hd7';
       const send = (model: string): Promise<Response> =>
         fetch(`${url}/v1/chat/completions`, {
           method: 'POST',

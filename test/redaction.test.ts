@@ -82,14 +82,15 @@ describe('createRedactor', () => {
     it('removes every occurrence, for every key of the request', () => {
       const keys = [testKeys.mistral as string, testKeys.cohere as string];
       const text = `${keys[0]} / ${keys[1]} / ${keys[0]}${keys[1]}`;
-      expect(redact(text, keys)).to.equal(`${REDACTED} / ${REDACTED} / ${REDACTED}${REDACTED}`);
+      // Two keys written together are one stretch of key text.
+      expect(redact(text, keys)).to.equal(`${REDACTED} / ${REDACTED} / ${REDACTED}`);
     });
 
     it('removes each half of a composite account_id:api_token key on its own', () => {
       const key = testKeys.cloudflare as string;
       const [account, token] = key.split(':') as [string, string];
       expect(redact(`POST /accounts/${account}/ai/v1 with token ${token}`, [key])).to.equal(`POST /accounts/${REDACTED}/ai/v1 with token ${REDACTED}`);
-      expect(redact(`key ${key}`, [key])).to.equal(`key ${REDACTED}:${REDACTED}`);
+      expect(redact(`key ${key}`, [key])).to.equal(`key ${REDACTED}`);
       const plain = 'acct9876543210:tokenWithoutAnyPrefix42';
       expect(redact(`account acct9876543210, token tokenWithoutAnyPrefix42`, [plain])).to.equal(`account ${REDACTED}, token ${REDACTED}`);
     });
@@ -102,6 +103,31 @@ describe('createRedactor', () => {
     it('accepts any iterable of keys, such as a Map of the request keys', () => {
       const keys = new Map([['mistral', testKeys.mistral as string]]);
       expect(redact(`k=${testKeys.mistral}`, keys.values())).to.equal(`k=${REDACTED}`);
+    });
+
+    it('removes every run of 8 or more characters of a key, in any case: masked echoes', () => {
+      const key = '7xW1RA4cMNeuoNZmQe5TbK2vFRWP';
+      expect(redact('Incorrect API key provided: 7xW1RA4cMNeuoNZm********FRWP', [key])).to.equal(`Incorrect API key provided: ${REDACTED}********FRWP`);
+      expect(redact('key ****4cMNeuoN****', [key])).to.equal(`key ****${REDACTED}****`);
+      expect(redact('key 7XW1RA4CMNEUO...', [key])).to.equal(`key ${REDACTED}...`);
+      // Two runs with text between them are two replacements.
+      expect(redact('a 7xW1RA4c b Qe5TbK2vFRWP c', [key])).to.equal(`a ${REDACTED} b ${REDACTED} c`);
+      // Seven characters are not a run.
+      expect(redact('key 7xW1RA4 and FRWP', [key])).to.equal('key 7xW1RA4 and FRWP');
+    });
+
+    it('leaves text with no run of a key as it was', () => {
+      const text = 'All providers failed: mistral: 401 Unauthorized; together: 429 Rate limit reached';
+      expect(redact(text, [testKeys.mistral as string, testKeys.together as string])).to.equal(text);
+    });
+
+    it('compiles a KeySet once and gives the same answers for every message of the request', () => {
+      const keys = new Map([['mistral', testKeys.mistral as string], ['cohere', testKeys.cohere as string]]);
+      const mistral = testKeys.mistral as string;
+      for (let i = 0; i < 3; i++) {
+        expect(redact(`echo ${mistral.slice(2, 14)}`, keys)).to.equal(`echo ${REDACTED}`);
+        expect(redact('nothing here', keys)).to.equal('nothing here');
+      }
     });
 
     it('finds a key the pattern pass would only have cut short', () => {

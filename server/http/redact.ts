@@ -3,13 +3,109 @@ import type { ProviderPlugin } from '../../providers/types.ts';
 
 export const REDACTED = '[REDACTED]';
 
-/** `requestKeys`: the request's keys, one by one or as a provider's pool (a header may carry several). */
-export type Redactor = (text: string, requestKeys?: Iterable<string | readonly string[]>) => string;
+/**
+ * The keys of one request: its KeySet (provider id -> key, or keys), or a list
+ * of keys. A KeySet or list is compiled for redaction once, on first use, and
+ * reused for every later message of the same request.
+ */
+export type RequestKeys = ReadonlyMap<string, string | readonly string[]> | Iterable<string | readonly string[]>;
+
+export type Redactor = (text: string, requestKeys?: RequestKeys) => string;
+
+/**
+ * Any run of this many characters of a request's key, in any case, is taken
+ * out of a message: providers echo keys masked (`7xW1RA4cMNeuoNZm********FRWP`),
+ * and the visible part must not get out either.
+ */
+export const KEY_FRAGMENT_LENGTH = 8;
+
+/** Key parts shorter than a fragment (Cloudflare's halves can be) go when they appear whole. */
+const MIN_PART_LENGTH = 4;
+
+interface KeyMatcher {
+  /** Rolling hashes of every lower-cased fragment, to test a window without building a string. */
+  readonly hashes: ReadonlySet<number>;
+  /** The lower-cased fragments themselves, to confirm a hash hit. */
+  readonly fragments: ReadonlySet<string>;
+  /** Parts of composite keys (`account_id:api_token`) of MIN_PART_LENGTH to KEY_FRAGMENT_LENGTH - 1 characters. */
+  readonly shortParts: readonly string[];
+}
+
+const HASH_BASE = 31;
+/** HASH_BASE ** (KEY_FRAGMENT_LENGTH - 1), modulo 2^32. */
+const HASH_TOP = (() => {
+  let power = 1;
+  for (let i = 1; i < KEY_FRAGMENT_LENGTH; i++) power = Math.imul(power, HASH_BASE);
+  return power;
+})();
+
+/** ASCII letters folded to lower case; keys are printable ASCII, so nothing else can match them. */
+const fold = (code: number): number => (code >= 65 && code <= 90 ? code + 32 : code);
+
+function keysOf(source: RequestKeys): string[] {
+  const entries = source instanceof Map ? (source as ReadonlyMap<string, string | readonly string[]>).values() : (source as Iterable<string | readonly string[]>);
+  const keys: string[] = [];
+  for (const entry of entries) {
+    if (typeof entry === 'string') keys.push(entry);
+    else keys.push(...entry);
+  }
+  return keys;
+}
+
+function compile(keys: readonly string[]): KeyMatcher {
+  const hashes = new Set<number>();
+  const fragments = new Set<string>();
+  const shortParts: string[] = [];
+  for (const key of keys) {
+    const lower = key.toLowerCase();
+    let hash = 0;
+    for (let i = 0; i < lower.length; i++) {
+      if (i >= KEY_FRAGMENT_LENGTH) hash = (hash - Math.imul(lower.charCodeAt(i - KEY_FRAGMENT_LENGTH), HASH_TOP)) | 0;
+      hash = (Math.imul(hash, HASH_BASE) + lower.charCodeAt(i)) | 0;
+      if (i >= KEY_FRAGMENT_LENGTH - 1) {
+        hashes.add(hash);
+        fragments.add(lower.slice(i - KEY_FRAGMENT_LENGTH + 1, i + 1));
+      }
+    }
+    for (const part of key.split(':')) {
+      if (part.length >= MIN_PART_LENGTH && part.length < KEY_FRAGMENT_LENGTH) shortParts.push(part);
+    }
+  }
+  return { hashes, fragments, shortParts };
+}
+
+/** `text` with every stretch covered by a key fragment replaced; `text` itself when there is none. */
+function removeFragments(text: string, matcher: KeyMatcher): string {
+  if (text.length < KEY_FRAGMENT_LENGTH || matcher.hashes.size === 0) return text;
+  let out = '';
+  let copied = 0;
+  let runStart = -1;
+  let runEnd = -1;
+  let hash = 0;
+  for (let i = 0; i < text.length; i++) {
+    if (i >= KEY_FRAGMENT_LENGTH) hash = (hash - Math.imul(fold(text.charCodeAt(i - KEY_FRAGMENT_LENGTH)), HASH_TOP)) | 0;
+    hash = (Math.imul(hash, HASH_BASE) + fold(text.charCodeAt(i))) | 0;
+    if (i < KEY_FRAGMENT_LENGTH - 1 || !matcher.hashes.has(hash)) continue;
+    const start = i - KEY_FRAGMENT_LENGTH + 1;
+    if (!matcher.fragments.has(text.slice(start, i + 1).toLowerCase())) continue;
+    if (start <= runEnd) {
+      runEnd = i + 1;
+      continue;
+    }
+    if (runStart !== -1) out += text.slice(copied, runStart) + REDACTED;
+    copied = runEnd === -1 ? 0 : runEnd;
+    runStart = start;
+    runEnd = i + 1;
+  }
+  if (runStart === -1) return text;
+  return out + text.slice(copied, runStart) + REDACTED + text.slice(runEnd);
+}
 
 /**
  * Compiles every plugin's key patterns and the shared ones into a single
- * expression, once. The returned function also removes the literal keys of the
- * current request, so keys of formats no pattern knows never leak either.
+ * expression, once. The returned function also removes every run of
+ * KEY_FRAGMENT_LENGTH or more characters of the current request's keys, so
+ * keys of formats no pattern knows, and masked echoes of them, never leak.
  */
 export function createRedactor(plugins: readonly ProviderPlugin[]): Redactor {
   // Each match runs on over any further key characters, so the whole key goes even
@@ -18,25 +114,22 @@ export function createRedactor(plugins: readonly ProviderPlugin[]): Redactor {
     (pattern) => `(?:${pattern.source})[A-Za-z0-9_-]*`,
   );
   const pattern = new RegExp(sources.join('|'), 'g');
+  // One matcher per request, made when its first message is redacted.
+  const matchers = new WeakMap<object, KeyMatcher>();
+
   return (text, requestKeys) => {
     let out = text;
     if (requestKeys) {
-      for (const entry of requestKeys) {
-        if (typeof entry === 'string') out = redactKey(out, entry);
-        else for (const key of entry) out = redactKey(out, key);
+      let matcher = matchers.get(requestKeys);
+      if (!matcher) {
+        matcher = compile(keysOf(requestKeys));
+        matchers.set(requestKeys, matcher);
       }
+      out = removeFragments(out, matcher);
+      for (const part of matcher.shortParts) if (out.includes(part)) out = out.replaceAll(part, REDACTED);
     }
     return out.replace(pattern, REDACTED);
   };
-}
-
-function redactKey(text: string, key: string): string {
-  let out = text;
-  // Parts of a composite key (Cloudflare's account_id:api_token) are secrets too.
-  for (const secret of key.split(':')) {
-    if (secret.length >= 4 && out.includes(secret)) out = out.replaceAll(secret, REDACTED);
-  }
-  return out;
 }
 
 const longToken = /[A-Za-z0-9_-]{8,}/g;

@@ -23,7 +23,7 @@ const invalid = (message: string): HttpError => new HttpError(400, 'invalid_requ
  */
 function splitPool(plugin: ProviderPlugin, header: string, value: string): KeyPool {
   if (!value.includes(',')) {
-    const problem = plugin.checkKey?.(value);
+    const problem = keyHeaderProblem(header, value) ?? plugin.checkKey?.(value);
     if (problem) throw invalid(problem);
     return [value];
   }
@@ -38,12 +38,24 @@ function splitPool(plugin: ProviderPlugin, header: string, value: string): KeyPo
     if (key === '') throw invalid(`${header}: key ${position} is empty.`);
     const same = pool.indexOf(key);
     if (same !== -1) throw invalid(`${header}: key ${position} repeats key ${same + 1}.`);
-    const problem = plugin.checkKey?.(key);
+    const problem = keyHeaderProblem(header, key) ?? plugin.checkKey?.(key);
     // `Key 2 of X-Cloudflare-Key must have the form …` where the plugin's message starts with the header.
     if (problem) throw invalid(problem.startsWith(header) ? `Key ${position} of ${problem}` : `${header}: key ${position}: ${problem}`);
     pool.push(key);
   }
   return pool;
+}
+
+/** Printable ASCII, the only characters a key can have; anything else would be re-encoded on its way upstream. */
+const printableAscii = /^[\x20-\x7e]*$/;
+
+/**
+ * What is wrong with one key of a key header, or undefined.
+ * The message names the header and never repeats the value.
+ */
+export function keyHeaderProblem(header: string, value: string): string | undefined {
+  if (!printableAscii.test(value)) return `${header} must contain only printable ASCII characters.`;
+  return undefined;
 }
 
 /** Builds the per-request key reader; header names are lower-cased once, here. */

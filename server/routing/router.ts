@@ -242,7 +242,6 @@ export function createRouter(deps: RouterDeps): Router {
     const doneKeys = new Set<string>();
     // Providers that failed with a server fault in this request: the next attempt goes elsewhere.
     const failedProviders = new Set<string>();
-    let requestKeys: string[] | undefined;
     let remaining = plan.candidates;
     let next = 0;
     let failed: Failure | undefined;
@@ -285,8 +284,7 @@ export function createRouter(deps: RouterDeps): Router {
       };
       const fail = async (error: unknown): Promise<Failure> => {
         cleanup();
-        requestKeys ??= [...keys.values()].flat();
-        const failure = classifyFailure(error, redact, requestKeys, controller.signal.reason);
+        const failure = classifyFailure(error, redact, keys, controller.signal.reason);
         const outcome = outcomeOf(failure);
         if (outcome) {
           await health.record(candidate.healthId, outcome, now());

@@ -1,5 +1,5 @@
 import { APICallError } from '@ai-sdk/provider';
-import type { Redactor } from '../http/redact.ts';
+import type { Redactor, RequestKeys } from '../http/redact.ts';
 
 /** Why an attempt at one provider did not produce an answer. */
 export type FailureKind =
@@ -86,7 +86,7 @@ function isAbort(error: unknown): error is Error {
  * health and the caller's message. `signalReason` is the attempt signal's
  * abort reason, which tells a Freeway timeout from the caller going away.
  */
-export function classifyFailure(error: unknown, redact: Redactor, keys: Iterable<string>, signalReason?: unknown): Failure {
+export function classifyFailure(error: unknown, redact: Redactor, keys: RequestKeys, signalReason?: unknown): Failure {
   if (signalReason instanceof AttemptTimeout) {
     return { kind: 'timeout', status: undefined, reason: 'timeout', retryAfterMs: undefined };
   }
