@@ -206,6 +206,18 @@ describe('WORKERS: Freeway on every core (node:cluster)', function () {
     expect(servedBy(cluster, /^(GET \/health|POST \/v1\/chat\/completions) /).size, 'both workers served').to.equal(2);
   });
 
+  it('WORKERS=2: the keys of one header take turns through the primary, whichever worker serves', async () => {
+    // Priority routing: exploration would now and then start with another model, which has turns of its own.
+    const cluster = await startCluster({ WORKERS: '2', ROUTING: 'priority' });
+    const keys = { 'X-Groq-Key': 'gsk_ClusterKeyOne0123456789abcdef, gsk_ClusterKeyTwo0123456789abcdef' };
+    for (let i = 0; i < 10; i++) expect((await chat(cluster.url, keys)).status).to.equal(200);
+    // Turns kept in each worker would give both workers key 1 on their first request.
+    const seen = upstream.requests.map((req) => (String(req.headers.authorization).includes('KeyOne') ? 1 : 2));
+    expect(seen, cluster.output.join('')).to.deep.equal([1, 2, 1, 2, 1, 2, 1, 2, 1, 2]);
+    await cluster.waitFor(/^POST \/v1\/chat\/completions 200/, 10);
+    expect(servedBy(cluster, /^POST \/v1\/chat\/completions 200/).size, 'both workers served').to.equal(2);
+  });
+
   it('restarts a worker that dies, and the shared state survives it', async () => {
     const cluster = await startCluster({ WORKERS: '2', RATE_LIMIT_MAX: '2' });
     const client = { 'x-forwarded-for': '203.0.113.20' };

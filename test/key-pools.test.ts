@@ -250,3 +250,112 @@ describe('key pools: several keys in one header', () => {
     expect(keysSeen(groq, [first, second]).slice(5)).to.have.members([1, 2]);
   });
 });
+
+/** Groq's documented rate-limit headers on a successful answer (`-requests` per day, `-tokens` per minute). */
+const groqQuota = (remainingRequests: number, remainingTokens: number): Record<string, string> => ({
+  'x-ratelimit-limit-requests': '14400',
+  'x-ratelimit-limit-tokens': '18000',
+  'x-ratelimit-remaining-requests': String(remainingRequests),
+  'x-ratelimit-remaining-tokens': String(remainingTokens),
+  'x-ratelimit-reset-requests': '2m59.56s',
+  'x-ratelimit-reset-tokens': '7.66s',
+});
+
+/** A successful answer carrying `headers`. */
+const okWith = (headers: Record<string, string>, text = 'from groq'): UpstreamHandler => (req, res) => {
+  for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+  return faults.ok(text)(req, res);
+};
+
+describe('quotas known before the 429', () => {
+  let groq: FakeUpstream;
+  let cerebras: FakeUpstream;
+  let freeway: RunningFreeway;
+  let clock: number;
+
+  before(async () => {
+    [groq, cerebras] = await Promise.all([startUpstream(), startUpstream()]);
+  });
+  beforeEach(async () => {
+    clock = Date.now();
+    groq.requests.length = 0;
+    cerebras.requests.length = 0;
+    cerebras.handle(faults.ok('from cerebras'));
+    freeway = await startFreeway({ env: { GROQ_BASE_URL: groq.url, CEREBRAS_BASE_URL: cerebras.url }, now: () => clock });
+  });
+  afterEach(() => freeway.close());
+  after(() => Promise.all([groq.close(), cerebras.close()]));
+
+  const iso = (ms: number): string => new Date(ms).toISOString();
+
+  it('a key whose answer says no requests are left is not called again until its reset', async () => {
+    const start = clock;
+    groq.handle(okWith(groqQuota(0, 5911)));
+    const keys = keyHeaders('groq', 'cerebras');
+    const first = await postChat(freeway.url, hello('free:auto'), keys);
+    expect(first.json.choices[0].message.content).to.equal('from groq');
+    expect((await getHealth(freeway.url, keys)).providers.groq).to.deep.equal({
+      state: 'rate_limited',
+      consecutiveFailures: 0,
+      retryAfter: 180,
+      quota: { remainingRequests: 0, requestsResetAt: iso(start + 179_560), remainingTokens: 5911, tokensResetAt: iso(start + 7_660) },
+    });
+    for (const at of [1_000, 60_000, 179_000]) {
+      clock = start + at;
+      const during = await postChat(freeway.url, hello('free:auto'), keys);
+      expect(during.headers.get('x-freeway-attempts'), `at +${at / 1000}s`).to.match(/^cerebras\/llama-3\.3-70b 200 \d+ms$/);
+    }
+    expect(groq.requests, 'no request spent on a 429').to.have.length(1);
+    clock = start + 179_560;
+    groq.handle(okWith(groqQuota(14_399, 17_990)));
+    const after = await postChat(freeway.url, hello('free:auto'), keys);
+    expect(after.headers.get('x-freeway-provider')).to.equal('groq');
+    expect((await getHealth(freeway.url, keys)).providers.groq).to.deep.equal({
+      state: 'healthy',
+      consecutiveFailures: 0,
+      quota: { remainingRequests: 14_399, requestsResetAt: iso(clock + 179_560), remainingTokens: 17_990, tokensResetAt: iso(clock + 7_660) },
+    });
+  });
+
+  it('no tokens left sits the key out until the token budget resets', async () => {
+    const start = clock;
+    groq.handle(okWith(groqQuota(14_000, 0)));
+    const keys = keyHeaders('groq', 'cerebras');
+    await postChat(freeway.url, hello('free:auto'), keys);
+    clock = start + 7_000;
+    expect((await postChat(freeway.url, hello('free:auto'), keys)).headers.get('x-freeway-provider')).to.equal('cerebras');
+    clock = start + 7_660;
+    expect((await postChat(freeway.url, hello('free:auto'), keys)).headers.get('x-freeway-provider')).to.equal('groq');
+    expect(groq.requests).to.have.length(2);
+  });
+
+  it('in a pool, the spent key sits out and the others take its turns; /health shows each key\'s figures', async () => {
+    const start = clock;
+    groq.handle(byKey({ [first]: okWith(groqQuota(0, 5911), 'last one'), [second]: okWith(groqQuota(14_370, 17_997)) }));
+    for (let i = 0; i < 5; i++) expect((await postChat(freeway.url, hello('free:auto'), pool(first, second))).status).to.equal(200);
+    expect(keysSeen(groq, [first, second])).to.deep.equal([1, 2, 2, 2, 2]);
+    expect(cerebras.requests).to.have.length(0);
+    const health = await getHealth(freeway.url, pool(first, second));
+    expect(health.providers.groq).to.deep.equal([
+      {
+        key: 1,
+        state: 'rate_limited',
+        consecutiveFailures: 0,
+        retryAfter: 180,
+        quota: { remainingRequests: 0, requestsResetAt: iso(start + 179_560), remainingTokens: 5911, tokensResetAt: iso(start + 7_660) },
+      },
+      {
+        key: 2,
+        state: 'healthy',
+        consecutiveFailures: 0,
+        quota: { remainingRequests: 14_370, requestsResetAt: iso(start + 179_560), remainingTokens: 17_997, tokensResetAt: iso(start + 7_660) },
+      },
+    ]);
+    // Figures whose reset has passed are no longer shown.
+    clock = start + 10_000;
+    expect((await getHealth(freeway.url, pool(first, second))).providers.groq[1].quota).to.deep.equal({
+      remainingRequests: 14_370,
+      requestsResetAt: iso(start + 179_560),
+    });
+  });
+});

@@ -17,7 +17,7 @@ import { faults } from './support/faults.ts';
 import { getHealth, hello, postChat } from './support/http.ts';
 import { headerFor, keyHeaders, testKeys } from './support/keys.ts';
 import { freePort, skipWithoutRedis, startRedis, type RunningRedis } from './support/redis.ts';
-import { openAIError, startUpstream, type FakeUpstream } from './support/upstream.ts';
+import { openAIError, startUpstream, type FakeUpstream, type UpstreamHandler } from './support/upstream.ts';
 
 const secret = 'test-secret-for-key-hashes-0123456789';
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
@@ -368,6 +368,93 @@ describe('two Freeway instances on one Redis', function () {
     expect((await getHealth(a.url, keys)).providers.groq).to.include({ state: 'healthy', consecutiveFailures: 0 });
   });
 
+  describe('with several keys in one header', () => {
+    const second = 'gsk_SecondKeyGroqForRedis0123456789abcdef';
+    const pool = { [headerFor('groq')]: `gsk_FirstKeyGroqForRedis0123456789abcdef,${second}` };
+    const keyOf = (req: { headers: Record<string, unknown> }): number => (String(req.headers.authorization) === `Bearer ${second}` ? 2 : 1);
+    /** Answers by the key that came with the call. */
+    const byKey = (one: UpstreamHandler, two: UpstreamHandler): UpstreamHandler => (req, res) => (keyOf(req) === 1 ? one(req, res) : two(req, res));
+
+    it('the keys take turns across both instances: ten requests, alternately through A and B, five each', async () => {
+      const keys = { [headerFor('groq')]: `gsk_TurnsKeyOne0123456789abcdef,gsk_TurnsKeyTwo0123456789abcdef` };
+      for (let i = 0; i < 10; i++) {
+        const res = await postChat((i % 2 ? b : a).url, hello('free:auto'), { ...keys, ...freshIp() });
+        expect(res.status).to.equal(200);
+      }
+      // Turns kept in each process would give A and B the same key on their first call.
+      const seen = groq.requests.map((req) => String(req.headers.authorization).slice(-24));
+      expect(seen.filter((key) => key.includes('KeyOne'))).to.have.length(5);
+      expect(seen.filter((key) => key.includes('KeyTwo'))).to.have.length(5);
+      expect(seen.every((key, i) => i === 0 || key !== seen[i - 1]), seen.join(' ')).to.equal(true);
+      // One counter for this set of keys and model, named by an HMAC of the keys' HMACs.
+      const hashKey = createKeyHasher(secret);
+      const ids = ['gsk_TurnsKeyOne0123456789abcdef', 'gsk_TurnsKeyTwo0123456789abcdef'].map((key) => hashKey('groq', key));
+      const turn = `freeway:turn:${hashKey('groq', ids.sort().join(','))}|llama-3.3-70b-versatile`;
+      expect(await peek.get(turn)).to.equal('10');
+      expect(await peek.pttl(turn)).to.be.within(HEALTH_TIMINGS.forgetAfterMs - 5_000, HEALTH_TIMINGS.forgetAfterMs);
+    });
+
+    it('a 429 on key 1 through A: the same model answers with key 2, and B leaves key 1 out', async () => {
+      groq.handle(byKey(faults.rateLimited(45), faults.ok('from key 2')));
+      const first = await postChat(a.url, hello('free:auto'), { ...pool, ...freshIp() });
+      expect(first.status).to.equal(200);
+      expect(first.headers.get('x-freeway-attempts')).to.match(/^groq\/llama-3\.3-70b-versatile key 1 429 \d+ms, groq\/llama-3\.3-70b-versatile key 2 200 \d+ms$/);
+      expect((await getHealth(b.url, pool)).providers.groq.map((entry: { key: number; state: string }) => [entry.key, entry.state])).to.deep.equal([
+        [1, 'rate_limited'],
+        [2, 'healthy'],
+      ]);
+      for (let i = 0; i < 3; i++) {
+        const res = await postChat(b.url, hello('free:auto'), { ...pool, ...freshIp() });
+        expect(res.headers.get('x-freeway-attempts')).to.match(/^groq\/llama-3\.3-70b-versatile key 2 200 \d+ms$/);
+      }
+      expect(groq.requests.map(keyOf)).to.deep.equal([1, 2, 2, 2, 2]);
+    });
+
+    it('a key that reported no requests left through A is not called through B until its reset', async () => {
+      const keys = { [headerFor('groq')]: `gsk_QuotaKeyOne0123456789abcdef,gsk_QuotaKeyTwo0123456789abcdef` };
+      const one = (req: { headers: Record<string, unknown> }): boolean => String(req.headers.authorization).includes('KeyOne');
+      const spent: UpstreamHandler = (req, res) => {
+        // Groq's headers and format, with a short reset so that the test can wait for it.
+        res.setHeader('x-ratelimit-remaining-requests', '0');
+        res.setHeader('x-ratelimit-reset-requests', '1.5s');
+        res.setHeader('x-ratelimit-remaining-tokens', '17000');
+        res.setHeader('x-ratelimit-reset-tokens', '0.4s');
+        return faults.ok('last one')(req, res);
+      };
+      groq.handle((req, res) => (one(req) ? spent(req, res) : faults.ok('key two')(req, res)));
+      await postChat(a.url, hello('free:auto'), { ...keys, ...freshIp() });
+      expect(groq.requests.filter(one)).to.have.length(1);
+      const [entry] = (await getHealth(b.url, keys)).providers.groq;
+      expect(entry).to.include({ key: 1, state: 'rate_limited', consecutiveFailures: 0 });
+      expect(entry.quota).to.include({ remainingRequests: 0 });
+      for (let i = 0; i < 4; i++) await postChat((i % 2 ? a : b).url, hello('free:auto'), { ...keys, ...freshIp() });
+      expect(groq.requests.filter(one), 'key 1 sat out on both').to.have.length(1);
+      await sleep(1_600);
+      groq.handle(faults.ok());
+      for (let i = 0; i < 2; i++) await postChat(b.url, hello('free:auto'), { ...keys, ...freshIp() });
+      expect(groq.requests.filter(one), 'key 1 back after its reset').to.have.length(2);
+    });
+
+    it('a daily-quota 429 keeps the key out on every instance, and Redis keeps it past the hour', async () => {
+      const keys = { [headerFor('groq')]: `gsk_DailyKeyOne0123456789abcdef,gsk_DailyKeyTwo0123456789abcdef` };
+      const one = (req: { headers: Record<string, unknown> }): boolean => String(req.headers.authorization).includes('KeyOne');
+      const fiveHours = 5 * 3_600;
+      groq.handle((req, res) =>
+        one(req)
+          ? openAIError(res, 429, 'Rate limit reached for model `llama-3.3-70b-versatile` in organization `org_01hxyz` service tier `on_demand` on tokens per day (TPD): Limit 100000, Used 99654, Requested 1299.', { 'retry-after': String(fiveHours) })
+          : faults.ok('key two')(req, res),
+      );
+      await postChat(a.url, hello('free:auto'), { ...keys, ...freshIp() });
+      const [entry] = (await getHealth(b.url, keys)).providers.groq;
+      expect(entry).to.include({ key: 1, state: 'rate_limited' });
+      expect(entry.retryAfter).to.be.within(fiveHours - 5, fiveHours);
+      const id = createKeyHasher(secret)('groq', 'gsk_DailyKeyOne0123456789abcdef');
+      expect(await peek.pttl(`freeway:health:${id}`)).to.be.above(HEALTH_TIMINGS.forgetAfterMs + 3_600_000);
+      for (let i = 0; i < 3; i++) await postChat(b.url, hello('free:auto'), { ...keys, ...freshIp() });
+      expect(groq.requests.filter(one)).to.have.length(1);
+    });
+  });
+
   it('nothing in Redis holds a key or a plain hash of one (every key and value scanned)', async () => {
     // Upstreams that quote the caller's key back in their errors, for every OpenAI-style provider we can point here.
     groq.handle((req, res) => openAIError(res, 429, `Rate limit for ${String(req.headers.authorization)} reached`));
@@ -376,11 +463,13 @@ describe('two Freeway instances on one Redis', function () {
     const pair = keyHeaders('groq', 'cerebras');
     await postChat(a.url, hello('free:auto'), { ...pair, ...freshIp() });
     await postChat(b.url, hello('groq/llama-3.3-70b-versatile'), { ...pair, ...freshIp() });
+    // A pool: turn counters and per-key records.
+    await postChat(a.url, hello('free:auto'), { [headerFor('groq')]: `gsk_PoolFirstKey0123456789abcdef,gsk_PoolSecondKey0123456789abcdef`, ...freshIp() });
     await getHealth(a.url, all);
     await models(b.url, { ...all, ...freshIp() });
 
     const forbidden: string[] = [];
-    for (const key of Object.values(testKeys)) {
+    for (const key of [...Object.values(testKeys), 'gsk_PoolFirstKey0123456789abcdef', 'gsk_PoolSecondKey0123456789abcdef']) {
       for (const value of [key, ...key.split(':')]) {
         forbidden.push(value);
         for (const algorithm of ['sha256', 'sha1', 'md5', 'sha512']) {
@@ -413,6 +502,7 @@ describe('two Freeway instances on one Redis', function () {
     const hashKey = createKeyHasher(secret);
     expect(healthKeys).to.include(`freeway:health:${hashKey('groq', testKeys.groq as string)}`);
     expect(seen.some((entry) => entry.startsWith('freeway:rl:'))).to.equal(true);
+    expect(seen.some((entry) => entry.startsWith('freeway:turn:groq:'))).to.equal(true);
     expect(seen.join('\n')).to.include('[REDACTED]');
     for (const entry of seen) {
       expect(entry, 'only freeway data').not.to.include('unexpected type');
