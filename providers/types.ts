@@ -72,6 +72,15 @@ export interface ProviderPlugin {
    * providers in use.
    */
   readonly createModel: (options: ModelFactoryOptions) => LanguageModelV4 | Promise<LanguageModelV4>;
+  /**
+   * False when the provider's streams carry no token usage (Cohere's
+   * compatibility API refuses `stream_options`). Freeway streams every call
+   * upstream, but a caller that did not ask to stream then gets one
+   * non-streaming upstream call (`doGenerate`), so its answer reports the usage
+   * the provider sends; the request's deadline (`REQUEST_TIMEOUT_MS`), not the
+   * first-token timeout, bounds that call. Default true.
+   */
+  readonly usageInStreams?: boolean;
   /** Reads the rate-limit headers of an upstream answer (lower-case names); undefined when none. */
   readonly readQuota?: (headers: Readonly<Record<string, string>>, now: number) => QuotaSnapshot | undefined;
 }

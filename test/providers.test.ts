@@ -79,7 +79,7 @@ function upstreamToken(id: string): string {
 const sse = (events: readonly unknown[], done = true): string =>
   events.map((event) => `data: ${JSON.stringify(event)}\n\n`).join('') + (done ? 'data: [DONE]\n\n' : '');
 
-/** An OpenAI-format upstream stream: "Hello" + " from <id>", then the finish reason and usage. */
+/** An OpenAI-format upstream stream: "Hello" + " from <id>", then the finish reason and, where the provider streams it, usage. */
 function openAIStream(id: string, modelId: string, finishReason: 'stop' | 'length'): string {
   const base = { id: 'chatcmpl-upstream', object: 'chat.completion.chunk', created: 1700000000, model: modelId };
   const events: unknown[] = [
@@ -91,9 +91,21 @@ function openAIStream(id: string, modelId: string, finishReason: 'stop' | 'lengt
     events.push({ ...base, choices: [{ index: 0, delta: {}, finish_reason: finishReason }], x_groq: { id: 'req_1', usage: upstreamUsage } });
   } else {
     events.push({ ...base, choices: [{ index: 0, delta: {}, finish_reason: finishReason }] });
-    events.push({ ...base, choices: [], usage: upstreamUsage });
+    if (pluginById.get(id)?.usageInStreams !== false) events.push({ ...base, choices: [], usage: upstreamUsage });
   }
   return sse(events);
+}
+
+/** An OpenAI-format non-streaming answer, for providers whose streams carry no usage (`usageInStreams: false`). */
+function openAICompletion(modelId: string, finishReason: 'stop' | 'length', id: string): string {
+  return JSON.stringify({
+    id: 'chatcmpl-upstream',
+    object: 'chat.completion',
+    created: 1700000000,
+    model: modelId,
+    choices: [{ index: 0, message: { role: 'assistant', content: `Hello from ${id}` }, finish_reason: finishReason }],
+    usage: upstreamUsage,
+  });
 }
 
 /** Gemini's streamGenerateContent?alt=sse answer (no [DONE]; the stream just ends). */
@@ -117,19 +129,19 @@ interface Seen {
 }
 
 /** Intercepts one POST to the provider's real endpoint and records what Freeway sent. */
-function interceptUpstream(id: string, baseURL: string, modelId: string, replyBody: string): { scope: Nock.Scope; seen: Seen[] } {
+function interceptUpstream(id: string, baseURL: string, modelId: string, replyBody: string, contentType = 'text/event-stream'): { scope: Nock.Scope; seen: Seen[] } {
   const target = new URL(upstreamURL(id, baseURL, modelId));
   const seen: Seen[] = [];
   let interceptor = nock(target.origin).post(target.pathname);
   if (target.search !== '') interceptor = interceptor.query(Object.fromEntries(target.searchParams));
-  const scope = interceptor.reply(200, replyBody, { 'content-type': 'text/event-stream' });
+  const scope = interceptor.reply(200, replyBody, { 'content-type': contentType });
   scope.on('request', (req: Request, _interceptor: unknown, body: string) => {
     seen.push({ url: req.url, headers: req.headers, body: JSON.parse(body) as Record<string, unknown> });
   });
   return { scope, seen };
 }
 
-function expectUpstreamRequest(id: string, baseURL: string, modelId: string, seen: readonly Seen[]): void {
+function expectUpstreamRequest(id: string, baseURL: string, modelId: string, seen: readonly Seen[], streamed = true): void {
   expect(seen, 'upstream requests').to.have.length(1);
   const [request] = seen as [Seen];
   expect(request.url).to.equal(upstreamURL(id, baseURL, modelId));
@@ -153,8 +165,10 @@ function expectUpstreamRequest(id: string, baseURL: string, modelId: string, see
   expect(request.body.messages).to.deep.equal(conversation);
   expect(request.body.temperature).to.equal(TEMPERATURE);
   expect(request.body.max_tokens).to.equal(MAX_TOKENS);
-  // Freeway always streams upstream, also for callers that did not ask to.
-  expect(request.body.stream).to.equal(true);
+  // Freeway streams upstream, also for callers that did not ask to, unless the
+  // provider's streams carry no usage.
+  if (streamed) expect(request.body.stream).to.equal(true);
+  else expect(request.body, 'a non-streaming call').not.to.have.property('stream');
   if (id === 'cohere') {
     // Cohere's Compatibility API refuses these two fields.
     expect(request.body, 'cohere body').to.not.have.any.keys('stream_options', 'user');
@@ -235,14 +249,16 @@ describe('providers: each plugin through Freeway against its real base URL (nock
       });
 
       it(`non-streaming: POSTs to ${baseURL} with the mapped body and answers a chat.completion`, async function () {
-        const reply = id === 'google' ? geminiStream('MAX_TOKENS') : openAIStream(id, modelId, 'length');
-        const { scope, seen } = interceptUpstream(id, baseURL, modelId, reply);
+        const streamed = plugin?.usageInStreams !== false;
+        const { scope, seen } = streamed
+          ? interceptUpstream(id, baseURL, modelId, id === 'google' ? geminiStream('MAX_TOKENS') : openAIStream(id, modelId, 'length'))
+          : interceptUpstream(id, baseURL, modelId, openAICompletion(modelId, 'length', id), 'application/json');
 
         const res = await post(id, { model: requested, messages: conversation, temperature: TEMPERATURE, max_tokens: MAX_TOKENS, user: USER });
         await expectOk(res);
 
         expect(scope.isDone(), 'nock scope done').to.equal(true);
-        expectUpstreamRequest(id, baseURL, modelId, seen);
+        expectUpstreamRequest(id, baseURL, modelId, seen, streamed);
         expect(res.headers.get('content-type')).to.match(/^application\/json/);
         expectRoutingHeaders(res, id, modelId);
         const body = (await res.json()) as Record<string, any>;
@@ -295,11 +311,16 @@ describe('providers: each plugin through Freeway against its real base URL (nock
         }
         expect(first.choices[0]?.delta.role).to.equal('assistant');
 
-        const usageChunk = chunks.at(-1) as Chunk;
-        expect(usageChunk.choices).to.deep.equal([]);
-        expect(usageChunk.usage).to.deep.equal(expectedUsage);
-
-        const withChoices = chunks.slice(0, -1);
+        let withChoices = chunks;
+        if (plugin?.usageInStreams === false) {
+          // The provider's stream reported no usage, so none is invented: no usage chunk.
+          expect(chunks.every((chunk) => chunk.usage === undefined && chunk.choices.length === 1)).to.equal(true);
+        } else {
+          const usageChunk = chunks.at(-1) as Chunk;
+          expect(usageChunk.choices).to.deep.equal([]);
+          expect(usageChunk.usage).to.deep.equal(expectedUsage);
+          withChoices = chunks.slice(0, -1);
+        }
         const last = withChoices.at(-1) as Chunk;
         expect(last.choices[0]?.finish_reason).to.equal('stop');
         for (const chunk of withChoices.slice(0, -1)) expect(chunk.choices[0]?.finish_reason).to.equal(null);

@@ -16,9 +16,11 @@ const cohere: ProviderPlugin = {
     { id: 'command-a-03-2025', capabilities: ['tool-use', 'long-context'], contextWindow: 131072 },
   ],
   // Cohere's Compatibility API lists `stream_options` and `user` among its
-  // unsupported parameters (a request with stream_options is refused). Freeway
-  // always streams upstream, so sending it would fail every Cohere call. Usage is
-  // still read from the stream whenever Cohere sends it.
+  // unsupported parameters (a request with stream_options is refused), so they
+  // are never sent, and Cohere's streams carry no usage. Callers that do not
+  // stream therefore get a non-streaming call, whose answer carries usage.
+  // https://docs.cohere.com/docs/compatibility-api
+  usageInStreams: false,
   authHeaders: bearerAuth,
   createModel: (options) =>
     openAICompatibleModel('cohere', options, {

@@ -2,12 +2,13 @@ import type { LanguageModelV4StreamPart } from '@ai-sdk/provider';
 import type { Request, RequestHandler, Response } from 'express';
 import { isAlias, type Catalog } from '../../catalog/catalog.ts';
 import type { Capability } from '../../providers/types.ts';
+import { reportedUsage } from '../../providers/usage.ts';
 import { clip, HttpError, type ErrorType } from '../http/errors.ts';
 import type { LogLocals } from '../http/request-log.ts';
 import type { Redactor } from '../http/redact.ts';
 import type { KeyReader } from '../routing/keys.ts';
 import { CallerGone, type AttemptLog, type Routed, type Router } from '../routing/router.ts';
-import { collectStream, openStream, type CallOptions, type Collected, type ModelSource, type OpenedStream, type UpstreamCall } from '../routing/upstream.ts';
+import { collect, openStream, type CallOptions, type Collected, type ModelSource, type OpenedStream, type UpstreamCall } from '../routing/upstream.ts';
 
 /**
  * One client API (chat completions, Responses, Messages): how its request maps
@@ -63,6 +64,11 @@ function setRoutingHeaders(res: Response, routed: Routed<unknown>, attempts: rea
   res.setHeader('X-Freeway-Attempts', attemptsHeader(attempts));
 }
 
+/** The finish part with the usage the upstream really reported (see `reportedUsage`); once per stream. */
+function withReportedUsage(part: LanguageModelV4StreamPart & { type: 'finish' }): LanguageModelV4StreamPart {
+  return { ...part, usage: reportedUsage(part.usage) };
+}
+
 /** Resolves when the socket can take more, or is gone. */
 function drained(res: Response): Promise<void> {
   return new Promise((resolve) => {
@@ -87,13 +93,13 @@ async function sendStream(res: Response, routed: Routed<OpenedStream>, encoder: 
   });
   try {
     let out = encoder.start();
-    for (const part of head) out += encoder.part(part);
+    for (const part of head) out += encoder.part(part.type === 'finish' ? withReportedUsage(part) : part);
     res.write(out);
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
       routed.control.output();
-      const text = encoder.part(value);
+      const text = encoder.part(value.type === 'finish' ? withReportedUsage(value) : value);
       if (text !== '' && !res.write(text)) await drained(res);
     }
     const tail = encoder.end();
@@ -139,13 +145,7 @@ export function completionRoute<Req>(api: ClientApi<Req>, deps: CompletionDeps):
         await sendStream(res, routed, api.openStream(request), attempts, redact);
         return;
       }
-      const routed = await router.run(
-        plan,
-        keys,
-        async (candidate, control) => collectStream(await openStream(call, candidate, control), control),
-        caller.signal,
-        attempts,
-      );
+      const routed = await router.run(plan, keys, (candidate, control) => collect(call, candidate, control), caller.signal, attempts);
       await routed.finish();
       setRoutingHeaders(res, routed, attempts);
       res.json(api.respond(routed.value, request));

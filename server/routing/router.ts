@@ -37,6 +37,12 @@ export interface AttemptControl {
   output(): void;
   /** Call with the upstream's response headers: the provider's quota figures are read from them. */
   responseHeaders(headers: Readonly<Record<string, string>>): void;
+  /**
+   * Call before a non-streaming upstream call, whose output only comes whole:
+   * there is no first token to wait for, so only the request's deadline
+   * (`REQUEST_TIMEOUT_MS` from the request's start) bounds the attempt.
+   */
+  whole(): void;
 }
 
 export interface Routed<T> {
@@ -261,6 +267,7 @@ export function createRouter(deps: RouterDeps): Router {
       let upstreamHeaders: Readonly<Record<string, string>> | undefined;
       const onSilence = (): void => controller.abort(new AttemptTimeout(firstOutputAt ? 'stream idle' : 'first token'));
       let timer = setTimeout(onSilence, Math.min(config.firstTokenTimeoutMs, left));
+      const onDeadline = (): void => controller.abort(new AttemptTimeout('request timeout'));
       const control: AttemptControl = {
         signal: controller.signal,
         output() {
@@ -276,6 +283,10 @@ export function createRouter(deps: RouterDeps): Router {
         },
         responseHeaders(headers) {
           upstreamHeaders = headers;
+        },
+        whole() {
+          clearTimeout(timer);
+          timer = setTimeout(onDeadline, Math.max(0, deadline - Date.now()));
         },
       };
       const cleanup = (): void => {

@@ -1,6 +1,7 @@
 import type { LanguageModelV4, LanguageModelV4CallOptions, LanguageModelV4Content, LanguageModelV4FinishReason, LanguageModelV4StreamPart, LanguageModelV4Usage } from '@ai-sdk/provider';
 import type { CatalogModel } from '../../catalog/catalog.ts';
 import type { FetchFunction } from '../../providers/types.ts';
+import { noUsage, reportedUsage } from '../../providers/usage.ts';
 import { assertFinished, isFirstOutput } from '../api/chat/stream.ts';
 import type { AttemptControl, Candidate } from './router.ts';
 
@@ -45,15 +46,19 @@ export interface UpstreamCall {
  * Every call streams upstream, also for non-streaming callers: that way time
  * to first token and stream silence bound every attempt alike.
  */
-export async function openStream(call: UpstreamCall, candidate: Candidate, control: AttemptControl): Promise<OpenedStream> {
+function callOptions(call: UpstreamCall, candidate: Candidate, control: AttemptControl): LanguageModelV4CallOptions {
   const { provider } = candidate.model;
-  const model = await call.models(candidate.model);
-  const { stream, response } = await model.doStream({
+  return {
     ...call.options,
     headers: provider.authHeaders(candidate.key),
     abortSignal: control.signal,
     providerOptions: call.user === undefined ? undefined : { [provider.id]: { user: call.user } },
-  });
+  };
+}
+
+export async function openStream(call: UpstreamCall, candidate: Candidate, control: AttemptControl): Promise<OpenedStream> {
+  const model = await call.models(candidate.model);
+  const { stream, response } = await model.doStream(callOptions(call, candidate, control));
   if (response?.headers) control.responseHeaders(response.headers);
   const reader = stream.getReader();
   const head: LanguageModelV4StreamPart[] = [];
@@ -81,12 +86,7 @@ export interface Collected {
   readonly usage: LanguageModelV4Usage;
 }
 
-const noUsage: LanguageModelV4Usage = {
-  inputTokens: { total: undefined, noCache: undefined, cacheRead: undefined, cacheWrite: undefined },
-  outputTokens: { total: undefined, text: undefined, reasoning: undefined },
-};
-
-/** Reads a whole stream into one result, for callers that did not ask to stream. */
+/** Reads a whole stream into one result, for callers that did not ask to stream. Usage is what the upstream reported. */
 export async function collectStream(opened: OpenedStream, control: AttemptControl): Promise<Collected> {
   let text = '';
   let reasoning = '';
@@ -107,7 +107,7 @@ export async function collectStream(opened: OpenedStream, control: AttemptContro
       case 'finish':
         assertFinished(part.finishReason);
         finishReason = part.finishReason;
-        usage = part.usage;
+        usage = reportedUsage(part.usage);
         break;
       case 'error':
         throw part.error;
@@ -126,4 +126,25 @@ export async function collectStream(opened: OpenedStream, control: AttemptContro
   if (text !== '') content.push({ type: 'text', text });
   content.push(...toolCalls);
   return { content, finishReason, usage };
+}
+
+/**
+ * One non-streaming upstream call, for a caller that did not ask to stream,
+ * to a provider whose streams carry no usage (`usageInStreams: false`), so
+ * that the answer reports the usage the provider does send. There is no first
+ * token to wait for: the request's deadline bounds the attempt.
+ */
+export async function generate(call: UpstreamCall, candidate: Candidate, control: AttemptControl): Promise<Collected> {
+  control.whole();
+  const model = await call.models(candidate.model);
+  const result = await model.doGenerate(callOptions(call, candidate, control));
+  if (result.response?.headers) control.responseHeaders(result.response.headers);
+  assertFinished(result.finishReason);
+  return { content: result.content, finishReason: result.finishReason, usage: reportedUsage(result.usage) };
+}
+
+/** The whole answer of one attempt, for a caller that did not ask to stream. */
+export async function collect(call: UpstreamCall, candidate: Candidate, control: AttemptControl): Promise<Collected> {
+  if (candidate.model.provider.usageInStreams === false) return generate(call, candidate, control);
+  return collectStream(await openStream(call, candidate, control), control);
 }

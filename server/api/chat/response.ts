@@ -19,19 +19,29 @@ export function toFinishReason(reason: LanguageModelV4FinishReason): FinishReaso
   }
 }
 
-/** OpenAI's snake_case fields, and SPEC.md's camelCase ones, with the same numbers. */
-export function toUsage(usage: LanguageModelV4Usage): Usage {
-  const prompt = usage.inputTokens.total ?? 0;
-  const completion = usage.outputTokens.total ?? 0;
-  const total = prompt + completion;
-  return {
-    prompt_tokens: prompt,
-    completion_tokens: completion,
-    total_tokens: total,
-    promptTokens: prompt,
-    completionTokens: completion,
-    totalTokens: total,
-  };
+/**
+ * OpenAI's usage fields, and camelCase copies of the three counts, from what the
+ * upstream reported and nothing else: an unreported count is left out (the
+ * total too, unless both of its parts were reported), and an upstream that
+ * reported nothing gives no usage at all.
+ */
+export function toUsage(usage: LanguageModelV4Usage): Usage | undefined {
+  const prompt = usage.inputTokens.total;
+  const completion = usage.outputTokens.total;
+  const cached = usage.inputTokens.cacheRead;
+  const reasoning = usage.outputTokens.reasoning;
+  if (prompt === undefined && completion === undefined && cached === undefined && reasoning === undefined) return undefined;
+  const total = prompt === undefined || completion === undefined ? undefined : prompt + completion;
+  const out: Usage = {};
+  if (prompt !== undefined) out.prompt_tokens = prompt;
+  if (completion !== undefined) out.completion_tokens = completion;
+  if (total !== undefined) out.total_tokens = total;
+  if (cached !== undefined) out.prompt_tokens_details = { cached_tokens: cached };
+  if (reasoning !== undefined) out.completion_tokens_details = { reasoning_tokens: reasoning };
+  if (prompt !== undefined) out.promptTokens = prompt;
+  if (completion !== undefined) out.completionTokens = completion;
+  if (total !== undefined) out.totalTokens = total;
+  return out;
 }
 
 export interface ChatCompletion {
@@ -45,7 +55,7 @@ export interface ChatCompletion {
     finish_reason: FinishReason;
     logprobs: null;
   }>;
-  usage: Usage;
+  usage?: Usage;
 }
 
 /** AI SDK generate result -> OpenAI chat.completion. `model` is the id the caller asked for. */
@@ -68,12 +78,14 @@ export function toChatCompletion(result: Pick<LanguageModelV4GenerateResult, 'co
   if (toolCalls.length > 0) message.tool_calls = toolCalls;
   let finishReason = toFinishReason(result.finishReason);
   if (toolCalls.length > 0 && finishReason === 'stop') finishReason = 'tool_calls';
-  return {
+  const completion: ChatCompletion = {
     id: completionId(),
     object: 'chat.completion',
     created: Math.floor(Date.now() / 1000),
     model,
     choices: [{ index: 0, message, finish_reason: finishReason, logprobs: null }],
-    usage: toUsage(result.usage),
   };
+  const usage = toUsage(result.usage);
+  if (usage) completion.usage = usage;
+  return completion;
 }

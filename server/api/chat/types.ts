@@ -56,11 +56,17 @@ export interface ChatRequest {
 
 export type FinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter';
 
+/**
+ * OpenAI's usage object, and camelCase copies of its three counts. A count the
+ * upstream did not report is absent; when it reported nothing there is no usage.
+ */
 export interface Usage {
-  prompt_tokens: number;
-  completion_tokens: number;
-  total_tokens: number;
-  promptTokens: number;
-  completionTokens: number;
-  totalTokens: number;
+  prompt_tokens?: number;
+  completion_tokens?: number;
+  total_tokens?: number;
+  prompt_tokens_details?: { cached_tokens: number };
+  completion_tokens_details?: { reasoning_tokens: number };
+  promptTokens?: number;
+  completionTokens?: number;
+  totalTokens?: number;
 }
