@@ -8,10 +8,9 @@ import type {
   LanguageModelV4ToolChoice,
 } from '@ai-sdk/provider';
 import type { Capability } from '../../../providers/types.ts';
-import { invalidRequest } from '../../http/errors.ts';
+import { imageURLToFilePart } from '../image-url.ts';
 import type { CallOptions } from '../../routing/upstream.ts';
-import type { ChatMessage, ChatRequest, ImagePart, TextPart, ToolChoice } from './types.ts';
-
+import type { ChatMessage, ChatRequest, TextPart, ToolChoice } from './types.ts';
 
 function joinText(content: string | readonly TextPart[] | null | undefined): string {
   if (content == null) return '';
@@ -19,33 +18,6 @@ function joinText(content: string | readonly TextPart[] | null | undefined): str
   let text = '';
   for (const part of content) text += part.text;
   return text;
-}
-
-const dataURL = /^data:([^;,]+)?(;base64)?,/;
-
-/** `field` names the part in the request (`messages.0.content.1.image_url.url`) for the 400. */
-function imageToFilePart(part: ImagePart, field: string): LanguageModelV4FilePart {
-  const url = part.image_url.url;
-  const match = dataURL.exec(url);
-  if (match) {
-    const mediaType = match[1] ?? 'image/png';
-    const payload = url.slice(match[0].length);
-    if (!match[2]) {
-      let text: string;
-      try {
-        text = decodeURIComponent(payload);
-      } catch {
-        throw invalidRequest(`Validation failed: ${field}: is not a valid data URL`);
-      }
-      return { type: 'file', mediaType, data: { type: 'data', data: Buffer.from(text).toString('base64') } };
-    }
-    return { type: 'file', mediaType, data: { type: 'data', data: payload } };
-  }
-  const parsed = URL.parse(url);
-  if (parsed?.protocol !== 'http:' && parsed?.protocol !== 'https:') {
-    throw invalidRequest(`Validation failed: ${field}: must be an http(s) URL or a data URL`);
-  }
-  return { type: 'file', mediaType: 'image/*', data: { type: 'url', url: parsed } };
 }
 
 function parseArguments(raw: string): unknown {
@@ -72,7 +44,7 @@ function toPrompt(messages: readonly ChatMessage[]): LanguageModelV4Prompt {
         if (typeof message.content === 'string') content.push({ type: 'text', text: message.content });
         else {
           for (const [at, part] of message.content.entries()) {
-            content.push(part.type === 'text' ? { type: 'text', text: part.text } : imageToFilePart(part, `messages.${index}.content.${at}.image_url.url`));
+            content.push(part.type === 'text' ? { type: 'text', text: part.text } : imageURLToFilePart(part.image_url.url, `messages.${index}.content.${at}.image_url.url`));
           }
         }
         prompt.push({ role: 'user', content });

@@ -1,0 +1,31 @@
+import type { LanguageModelV4FilePart } from '@ai-sdk/provider';
+import { invalidRequest } from '../http/errors.ts';
+
+const dataURL = /^data:([^;,]+)?(;base64)?,/;
+
+/**
+ * An image given by URL (http(s), or a data URL with the bytes inline) -> the AI
+ * SDK's file part. `field` names the URL in the request for the 400.
+ */
+export function imageURLToFilePart(url: string, field: string): LanguageModelV4FilePart {
+  const match = dataURL.exec(url);
+  if (match) {
+    const mediaType = match[1] ?? 'image/png';
+    const payload = url.slice(match[0].length);
+    if (!match[2]) {
+      let text: string;
+      try {
+        text = decodeURIComponent(payload);
+      } catch {
+        throw invalidRequest(`Validation failed: ${field}: is not a valid data URL`);
+      }
+      return { type: 'file', mediaType, data: { type: 'data', data: Buffer.from(text).toString('base64') } };
+    }
+    return { type: 'file', mediaType, data: { type: 'data', data: payload } };
+  }
+  const parsed = URL.parse(url);
+  if (parsed?.protocol !== 'http:' && parsed?.protocol !== 'https:') {
+    throw invalidRequest(`Validation failed: ${field}: must be an http(s) URL or a data URL`);
+  }
+  return { type: 'file', mediaType: 'image/*', data: { type: 'url', url: parsed } };
+}
