@@ -18,6 +18,7 @@ import { createRedactor, sanitizeForLog } from './http/redact.ts';
 import { createRouter } from './routing/router.ts';
 import { createStores } from './state/stores.ts';
 import { chatApi } from './api/chat/index.ts';
+import { responsesApi } from './api/responses/index.ts';
 import { completionRoute } from './api/completion.ts';
 import { health } from './api/health.ts';
 import { listModels, retrieveModel } from './api/models.ts';
@@ -96,6 +97,8 @@ export function createApp(deps: AppDeps): FreewayApp {
     completionRoute(chatApi, completions),
   );
   app.all('/v1/chat/completions', methodNotAllowed('POST'));
+  app.post('/v1/responses', jsonBody(config.bodyLimitBytes, config.bodyLimit), completionRoute(responsesApi, completions));
+  app.all('/v1/responses', methodNotAllowed('POST'));
 
   app.use((req) => {
     throw new HttpError(404, 'invalid_request_error', `Unknown route: ${req.method} ${clip(req.path)}`);

@@ -1,0 +1,18 @@
+import type { ClientApi } from '../completion.ts';
+import { requiredCapabilities, toCallOptions } from './request.ts';
+import { toResponse } from './response.ts';
+import { responsesStream } from './stream.ts';
+import type { ResponsesRequest } from './types.ts';
+import { parseResponsesRequest } from './validate.ts';
+
+/** OpenAI's Responses API, `POST /v1/responses`, without state: every request carries its whole input. */
+export const responsesApi: ClientApi<ResponsesRequest> = {
+  parse: parseResponsesRequest,
+  target: (request) => request.model,
+  callOptions: toCallOptions,
+  needs: requiredCapabilities,
+  stream: (request) => request.stream,
+  user: (request) => request.user,
+  respond: toResponse,
+  openStream: responsesStream,
+};

@@ -1,0 +1,72 @@
+/**
+ * The parts of OpenAI's Responses request that Freeway reads, as `validate.ts`
+ * leaves them: `input` is always a list of items, the echoed fields are filled
+ * in with what the answer reports.
+ */
+
+export interface InputText {
+  type: 'input_text' | 'output_text';
+  text: string;
+}
+
+export interface InputImage {
+  type: 'input_image';
+  image_url: string;
+  detail?: string;
+}
+
+export type MessageItem =
+  | { type: 'message'; role: 'system' | 'developer'; content: InputText[] }
+  | { type: 'message'; role: 'user'; content: Array<InputText | InputImage> }
+  | { type: 'message'; role: 'assistant'; content: InputText[] };
+
+export interface FunctionCallItem {
+  type: 'function_call';
+  call_id: string;
+  name: string;
+  arguments: string;
+}
+
+export interface FunctionCallOutputItem {
+  type: 'function_call_output';
+  call_id: string;
+  output: string;
+}
+
+/** Input items Freeway maps; `reasoning` items sent back are dropped while validating. */
+export type InputItem = MessageItem | FunctionCallItem | FunctionCallOutputItem;
+
+/** A function tool as the Response object echoes it (OpenAI's `FunctionTool`). */
+export interface FunctionTool {
+  type: 'function';
+  name: string;
+  description?: string | null;
+  parameters: Record<string, unknown> | null;
+  strict: boolean | null;
+}
+
+export type ToolChoice = 'auto' | 'none' | 'required' | { type: 'function'; name: string };
+
+export type TextFormat =
+  | { type: 'text' }
+  | { type: 'json_object' }
+  | { type: 'json_schema'; name: string; schema: Record<string, unknown>; description?: string; strict?: boolean | null };
+
+export interface ResponsesRequest {
+  model: string;
+  input: InputItem[];
+  instructions: string | null;
+  tools: FunctionTool[];
+  tool_choice: ToolChoice;
+  text: { format: TextFormat };
+  max_output_tokens: number | null;
+  temperature: number | null;
+  top_p: number | null;
+  parallel_tool_calls: boolean;
+  metadata: Record<string, string>;
+  stream: boolean;
+  /** `safety_identifier`, else the deprecated `user`: the end-user id passed to providers that take one. */
+  user: string | undefined;
+  /** True when an `input_image` part is present. */
+  hasImages: boolean;
+}
