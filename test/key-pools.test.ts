@@ -4,7 +4,7 @@ import { startFreeway, type RunningFreeway } from './support/freeway.ts';
 import { faults } from './support/faults.ts';
 import { getHealth, hello, postChat } from './support/http.ts';
 import { keyHeaders, testKeys } from './support/keys.ts';
-import { json, startUpstream, type FakeUpstream, type SeenRequest, type UpstreamHandler } from './support/upstream.ts';
+import { json, openAIError, startUpstream, type FakeUpstream, type SeenRequest, type UpstreamHandler } from './support/upstream.ts';
 
 const first = testKeys.groq as string;
 const second = 'gsk_SecondKeyGroq0123456789abcdefABCDEF';
@@ -210,6 +210,25 @@ describe('key pools: several keys in one header', () => {
     expect(none.status).to.equal(502);
     expect(none.headers.get('retry-after')).to.equal('30');
     expect(groq.requests).to.have.length(3);
+  });
+
+  it('every key of a pool is redacted from messages, also keys of a format no pattern knows', async () => {
+    // Mistral keys have no recognisable prefix: only the request's own keys tell them apart.
+    const mistral = await startUpstream((req, res) => openAIError(res, 401, `Invalid API key ${String(req.headers.authorization)}`));
+    const fw = await startFreeway({ env: { MISTRAL_BASE_URL: mistral.url } });
+    try {
+      const keys = ['PoolKeyMistralOne0123456789abcdef', 'PoolKeyMistralTwo0123456789abcdef'];
+      const res = await postChat(fw.url, hello('mistral/mistral-small-latest'), { 'X-Mistral-Key': keys.join(', ') });
+      expect(res.status).to.equal(502);
+      expect(res.json.error.message).to.equal(
+        'Provider failed: mistral key 1: 401 Invalid API key Bearer [REDACTED]; mistral key 2: 401 Invalid API key Bearer [REDACTED]',
+      );
+      expect(mistral.requests).to.have.length(2);
+      for (const key of keys) expect(res.text + fw.logs.join('\n')).not.to.include(key);
+    } finally {
+      await fw.close();
+      await mistral.close();
+    }
   });
 
   it('/health lists each key of a pool by position; a single key keeps its one entry', async () => {
