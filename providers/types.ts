@@ -34,6 +34,68 @@ export interface QuotaSnapshot {
   readonly tokensResetAt?: number;
 }
 
+/** What an upstream error means for routing and health. */
+export type UpstreamErrorKind =
+  | 'rate_limited' // the key is out of its free tier for now: fail over, skip the key until its reset
+  | 'invalid_key' // the key is wrong, revoked or not allowed: fail over, skip the key for a while
+  | 'server' // the provider is failing: fail over, count towards `down`
+  | 'model_unavailable' // the provider does not serve this model (any more): try another model
+  | 'context_too_long' // the request does not fit this model: try a model with a larger window
+  | 'request'; // the request itself is wrong: the caller gets a 400, nothing else is tried
+
+/** An upstream error answer as Freeway received it. */
+export interface UpstreamErrorAnswer {
+  readonly status: number;
+  /** Lower-case names. */
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: string;
+}
+
+/**
+ * One documented error case of a provider: a status and what the body says.
+ * A plugin's rules are tried in order before Freeway's generic classification.
+ */
+export interface ErrorRule {
+  /** The case in words, e.g. `daily token limit (TPD)`. */
+  readonly name: string;
+  readonly status: number | readonly number[];
+  /** Tested against the body; without it every body with this status matches. Written without flags. */
+  readonly body?: RegExp;
+  readonly kind: UpstreamErrorKind;
+  /**
+   * For `rate_limited`: the epoch ms at which the key may be used again (a daily
+   * limit's reset). Undefined falls back to Retry-After, a hint in the body, else 60 s.
+   */
+  readonly retryAt?: (answer: UpstreamErrorAnswer, now: number) => number | undefined;
+}
+
+/** One row of a provider's error table, as its documentation shows the answer. */
+export interface ErrorFixture {
+  /** Where the body comes from: a documentation URL or page name, or an issue that quotes it. */
+  readonly source: string;
+  /** The case in words. */
+  readonly name: string;
+  readonly status: number;
+  /** Response headers (lower-case names) the provider sends with it. */
+  readonly headers?: Readonly<Record<string, string>>;
+  /** The body, as a JSON value or raw text. */
+  readonly body: unknown;
+  readonly kind: UpstreamErrorKind;
+  /** For `rate_limited`: the seconds GET /health reports as `retryAfter` when the answer came at `FIXTURE_NOW`. */
+  readonly retryAfter?: number;
+}
+
+/** What a plugin's tests need, in `providers/<id>/fixtures.ts` (default export); not part of the build. */
+export interface ProviderFixtures {
+  /** A key in the provider's real format (made up, never a real one). */
+  readonly sampleKey: string;
+  /** The provider's documented error answers and what Freeway must make of each. */
+  readonly errors: readonly ErrorFixture[];
+}
+
+/** The moment error fixtures are played at: Thursday 15 January 2026, 20:00 UTC (12:00 in California). */
+export const FIXTURE_NOW = Date.UTC(2026, 0, 15, 20, 0, 0);
+
 /**
  * One provider, self-contained. A folder `providers/<id>/index.ts` whose default
  * export is this object is all it takes to add a provider.
@@ -81,6 +143,8 @@ export interface ProviderPlugin {
    * first-token timeout, bounds that call. Default true.
    */
   readonly usageInStreams?: boolean;
+  /** The provider's documented error answers, tried before the generic classification. */
+  readonly errorRules?: readonly ErrorRule[];
   /** Reads the rate-limit headers of an upstream answer (lower-case names); undefined when none. */
   readonly readQuota?: (headers: Readonly<Record<string, string>>, now: number) => QuotaSnapshot | undefined;
 }

@@ -4,6 +4,8 @@
  */
 import { expect } from 'chai';
 import { parseDuration, parseReset, readQuotaHeaders } from '../providers/quota.ts';
+import { nextMidnight, nextUtcMidnight, retryHintAt } from '../providers/resets.ts';
+import { FIXTURE_NOW } from '../providers/types.ts';
 import { providerPlugins } from './support/freeway.ts';
 
 const plugins = await providerPlugins();
@@ -127,4 +129,28 @@ describe('quota headers', () => {
       expect(each.readQuota?.(headers, NOW)).to.equal(undefined);
     });
   }
+});
+
+describe('daily resets', () => {
+  it('midnight Pacific: 8:00 UTC in winter, 7:00 UTC in summer', () => {
+    expect(nextMidnight('America/Los_Angeles', FIXTURE_NOW)).to.equal(Date.UTC(2026, 0, 16, 8));
+    expect(nextMidnight('America/Los_Angeles', Date.UTC(2026, 6, 1, 20))).to.equal(Date.UTC(2026, 6, 2, 7));
+  });
+
+  it('midnight Pacific across the night the clocks go forward (8 March 2026)', () => {
+    // 23:30 PST on 7 March -> midnight PST; 05:00 PDT on 8 March -> midnight PDT.
+    expect(nextMidnight('America/Los_Angeles', Date.UTC(2026, 2, 8, 7, 30))).to.equal(Date.UTC(2026, 2, 8, 8));
+    expect(nextMidnight('America/Los_Angeles', Date.UTC(2026, 2, 8, 12))).to.equal(Date.UTC(2026, 2, 9, 7));
+  });
+
+  it('00:00 UTC', () => {
+    expect(nextUtcMidnight(FIXTURE_NOW)).to.equal(Date.UTC(2026, 0, 16));
+    expect(nextUtcMidnight(Date.UTC(2026, 0, 16))).to.equal(Date.UTC(2026, 0, 17));
+  });
+
+  it('a "try again in" hint in a body, in Groq\'s duration format', () => {
+    expect(retryHintAt('... Please try again in 9m38.016s. Need more tokens?', NOW)).to.equal(NOW + 578_016);
+    expect(retryHintAt('Please retry in 20.04466179s.', NOW)).to.equal(NOW + 20_045);
+    expect(retryHintAt('Rate limit reached.', NOW)).to.equal(undefined);
+  });
 });

@@ -1,5 +1,6 @@
 import { bearerAuth, openAICompatibleModel } from '../openai-compatible.ts';
 import { quotaReader } from '../quota.ts';
+import { nextUtcMidnight, secondsHeaderAt } from '../resets.ts';
 import type { ProviderPlugin } from '../types.ts';
 
 const cerebras: ProviderPlugin = {
@@ -21,6 +22,39 @@ const cerebras: ProviderPlugin = {
   // https://inference-docs.cerebras.ai/support/rate-limits: requests per day and tokens per
   // minute, each reset given in seconds from now (`33011.382867097855`). The per-minute
   // request and per-day token windows are read too when an answer carries them.
+  // https://inference-docs.cerebras.ai/support/error and /support/rate-limits; the rows are in fixtures.ts.
+  errorRules: [
+    {
+      name: 'daily request limit',
+      status: 429,
+      body: /Requests per day/i,
+      kind: 'rate_limited',
+      retryAt: (answer, now) => secondsHeaderAt(answer.headers, 'x-ratelimit-reset-requests-day', now) ?? nextUtcMidnight(now),
+    },
+    {
+      name: 'daily token limit',
+      status: 429,
+      body: /Tokens per day/i,
+      kind: 'rate_limited',
+      retryAt: (answer, now) => secondsHeaderAt(answer.headers, 'x-ratelimit-reset-tokens-day', now) ?? nextUtcMidnight(now),
+    },
+    {
+      name: 'per-minute token limit',
+      status: 429,
+      body: /Tokens per minute/i,
+      kind: 'rate_limited',
+      retryAt: (answer, now) => secondsHeaderAt(answer.headers, 'x-ratelimit-reset-tokens-minute', now),
+    },
+    {
+      name: 'per-minute request limit',
+      status: 429,
+      kind: 'rate_limited',
+      retryAt: (answer, now) => secondsHeaderAt(answer.headers, 'x-ratelimit-reset-requests-minute', now),
+    },
+    { name: 'invalid API key', status: 401, kind: 'invalid_key' },
+    { name: 'model not found', status: 404, kind: 'model_unavailable' },
+    { name: 'context length exceeded', status: 400, body: /context_length_exceeded|reduce the length/, kind: 'context_too_long' },
+  ],
   readQuota: quotaReader([
     {
       remainingRequests: 'x-ratelimit-remaining-requests-day',

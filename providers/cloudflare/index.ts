@@ -1,4 +1,5 @@
 import { openAICompatibleModel } from '../openai-compatible.ts';
+import { nextUtcMidnight } from '../resets.ts';
 import type { FetchFunction, ProviderPlugin } from '../types.ts';
 
 /** The header carries `account_id:api_token`; Workers AI's OpenAI endpoint lives under the account. */
@@ -55,6 +56,18 @@ const cloudflare: ProviderPlugin = {
     { id: '@cf/aisingapore/gemma-sea-lion-v4-27b-it', capabilities: ['tool-use', 'long-context'], contextWindow: 128000 },
     { id: '@cf/ibm-granite/granite-4.0-h-micro', capabilities: ['tool-use', 'long-context'], contextWindow: 131072 },
     { id: '@cf/meta/llama-guard-3-8b', capabilities: ['tool-use', 'long-context'], contextWindow: 131072 },
+  ],
+  // https://developers.cloudflare.com/workers-ai/platform/errors/ (internal codes in the v4
+  // error envelope); the rows are in fixtures.ts.
+  errorRules: [
+    // "All limits reset daily at 00:00 UTC" (Workers AI pricing).
+    { name: 'daily free allocation used up (3036)', status: 429, body: /"code":\s*3036|daily free allocation/, kind: 'rate_limited', retryAt: (_answer, now) => nextUtcMidnight(now) },
+    { name: 'out of capacity (3040)', status: 429, body: /"code":\s*3040|No more data centers/, kind: 'server' },
+    { name: 'no such model (5007)', status: 400, body: /"code":\s*5007|No such model/, kind: 'model_unavailable' },
+    { name: 'invalid model id (3042)', status: 404, kind: 'model_unavailable' },
+    { name: 'request too large (3006)', status: 413, kind: 'context_too_long' },
+    { name: 'authentication error (10000)', status: 401, kind: 'invalid_key' },
+    { name: 'account blocked or not allowed (3023, 3041, 5018)', status: 403, kind: 'invalid_key' },
   ],
   checkKey(value) {
     const parts = splitKey(value);

@@ -1,6 +1,12 @@
 import { bearerAuth, openAICompatibleModel } from '../openai-compatible.ts';
 import type { ProviderPlugin } from '../types.ts';
 
+/** 00:00 UTC on the first day of the month after `now`. */
+function nextMonth(now: number): number {
+  const date = new Date(now);
+  return Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 1);
+}
+
 const cohere: ProviderPlugin = {
   id: 'cohere',
   name: 'Cohere',
@@ -22,6 +28,15 @@ const cohere: ProviderPlugin = {
   // https://docs.cohere.com/docs/compatibility-api
   usageInStreams: false,
   authHeaders: bearerAuth,
+  // https://docs.cohere.com/reference/errors and /docs/rate-limits; the rows are in fixtures.ts.
+  errorRules: [
+    // A trial key has 1,000 calls a month; Cohere does not say when the month turns, so: the calendar month, UTC.
+    { name: 'trial key monthly limit', status: 429, body: /\/ month/, kind: 'rate_limited', retryAt: (_answer, now) => nextMonth(now) },
+    { name: 'per-minute limit', status: 429, kind: 'rate_limited' },
+    { name: 'invalid api token', status: 401, kind: 'invalid_key' },
+    { name: 'model not found', status: 404, kind: 'model_unavailable' },
+    { name: 'too many tokens', status: 400, body: /too many tokens/i, kind: 'context_too_long' },
+  ],
   createModel: (options) =>
     openAICompatibleModel('cohere', options, {
       includeUsage: false,

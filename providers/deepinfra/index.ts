@@ -19,6 +19,11 @@ const deepinfra: ProviderPlugin = {
     { id: 'mistralai/Mistral-Small-3.1-24B-Instruct', capabilities: ['fast', 'tool-use'], contextWindow: 32768 },
   ],
   authHeaders: bearerAuth,
+  // The rows are in fixtures.ts.
+  errorRules: [
+    { name: 'not authenticated', status: [401, 403], kind: 'invalid_key' },
+    { name: 'rate limited', status: 429, kind: 'rate_limited' },
+  ],
   createModel: (options) => openAICompatibleModel('deepinfra', options),
 };
 

@@ -15,6 +15,14 @@ const deepseek: ProviderPlugin = {
     { id: 'deepseek-v4-pro', capabilities: ['reasoning', 'tool-use', 'long-context'], contextWindow: 131072 },
   ],
   authHeaders: bearerAuth,
+  // https://api-docs.deepseek.com/quick_start/error_codes; the rows are in fixtures.ts.
+  errorRules: [
+    { name: 'authentication fails', status: 401, kind: 'invalid_key' },
+    { name: 'insufficient balance', status: 402, kind: 'rate_limited' },
+    { name: 'rate limit reached', status: 429, kind: 'rate_limited' },
+    { name: 'model does not exist', status: 400, body: /Model Not Exist/i, kind: 'model_unavailable' },
+    { name: 'context length exceeded', status: 400, body: /maximum context length/i, kind: 'context_too_long' },
+  ],
   createModel: (options) => openAICompatibleModel('deepseek', options),
 };
 

@@ -15,6 +15,13 @@ const fireworks: ProviderPlugin = {
     { id: 'accounts/fireworks/models/deepseek-r1', capabilities: ['reasoning', 'tool-use'], contextWindow: 16384 },
   ],
   authHeaders: bearerAuth,
+  // https://docs.fireworks.ai/serverless/rate-limits (429 and 503); the rows are in fixtures.ts.
+  errorRules: [
+    { name: 'rate limited', status: 429, kind: 'rate_limited' },
+    { name: 'invalid API key', status: 401, kind: 'invalid_key' },
+    { name: 'model not found or not servable', status: 404, kind: 'model_unavailable' },
+    { name: 'context length exceeded', status: 400, body: /prompt is too long|maximum context length/i, kind: 'context_too_long' },
+  ],
   createModel: (options) => openAICompatibleModel('fireworks', options, { supportsStructuredOutputs: true }),
 };
 

@@ -1,5 +1,6 @@
 import { bearerAuth } from '../openai-compatible.ts';
 import { openAIQuotaHeaders, quotaReader } from '../quota.ts';
+import { nextUtcMidnight, retryHintAt, secondsHeaderAt } from '../resets.ts';
 import type { ProviderPlugin } from '../types.ts';
 
 const groq: ProviderPlugin = {
@@ -19,6 +20,21 @@ const groq: ProviderPlugin = {
   // https://console.groq.com/docs/rate-limits: `-requests` is the daily request budget (RPD),
   // `-tokens` the per-minute token budget (TPM); resets are durations like `2m59.56s`.
   readQuota: quotaReader(openAIQuotaHeaders),
+  // https://console.groq.com/docs/errors and /docs/rate-limits; the rows are in fixtures.ts.
+  errorRules: [
+    {
+      name: 'daily request or token limit (RPD, TPD)',
+      status: 429,
+      body: /per day \((?:RPD|TPD)\)/,
+      kind: 'rate_limited',
+      // "Please try again in 9m38.016s" is when the day's budget allows the request again.
+      retryAt: (answer, now) => retryHintAt(answer.body, now) ?? secondsHeaderAt(answer.headers, 'retry-after', now) ?? nextUtcMidnight(now),
+    },
+    { name: 'per-minute limit (RPM, TPM)', status: 429, kind: 'rate_limited' },
+    { name: 'invalid API key', status: 401, kind: 'invalid_key' },
+    { name: 'model not found', status: 404, kind: 'model_unavailable' },
+    { name: 'context length exceeded', status: 400, body: /context_length_exceeded|reduce the length/, kind: 'context_too_long' },
+  ],
   // The SDK insists on a key at construction; every call's authHeaders replace it.
   createModel: async ({ modelId, baseURL, fetch }) => {
     const { createGroq } = await import('@ai-sdk/groq');

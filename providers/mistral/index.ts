@@ -1,4 +1,5 @@
 import { bearerAuth, openAICompatibleModel } from '../openai-compatible.ts';
+import { quotaReader } from '../quota.ts';
 import type { ProviderPlugin } from '../types.ts';
 
 const mistral: ProviderPlugin = {
@@ -15,6 +16,15 @@ const mistral: ProviderPlugin = {
     { id: 'mistral-large-latest', capabilities: ['reasoning', 'tool-use', 'long-context'], contextWindow: 128000 },
   ],
   authHeaders: bearerAuth,
+  // The rows are in fixtures.ts.
+  errorRules: [
+    { name: 'request rate limit', status: 429, kind: 'rate_limited' },
+    { name: 'invalid API key', status: 401, kind: 'invalid_key' },
+    { name: 'invalid model', status: 400, body: /invalid_model|Invalid model/, kind: 'model_unavailable' },
+    { name: 'context length exceeded', status: 400, body: /maximum context length|too large for model/i, kind: 'context_too_long' },
+  ],
+  // Per-minute remaining requests and tokens (names as Mistral sends them, mistralai/client-ts#169); no reset is sent.
+  readQuota: quotaReader({ remainingRequests: 'x-ratelimit-remaining-req-minute', remainingTokens: 'x-ratelimit-remaining-tokens-minute', resetFormat: 'duration' }),
   createModel: (options) => openAICompatibleModel('mistral', options, { supportsStructuredOutputs: true }),
 };
 

@@ -20,6 +20,13 @@ const nvidia: ProviderPlugin = {
     { id: 'meta/llama-3.3-70b-instruct', capabilities: ['fast', 'tool-use', 'long-context'], contextWindow: 131072 },
   ],
   authHeaders: bearerAuth,
+  // Problem-details answers ({status, title, detail}) of NVIDIA's API catalog; the rows are in fixtures.ts.
+  errorRules: [
+    { name: 'invalid or unauthorized key', status: [401, 403], kind: 'invalid_key' },
+    { name: 'model not served for this account', status: 404, kind: 'model_unavailable' },
+    { name: 'rate limited', status: 429, kind: 'rate_limited' },
+    { name: 'context length exceeded', status: 400, body: /maximum context length/i, kind: 'context_too_long' },
+  ],
   createModel: (options) => openAICompatibleModel('nvidia', options),
 };
 

@@ -1,6 +1,17 @@
 import { bearerAuth, openAICompatibleModel } from '../openai-compatible.ts';
 import { quotaReader } from '../quota.ts';
+import { nextUtcMidnight } from '../resets.ts';
+import type { UpstreamErrorAnswer } from '../types.ts';
 import type { ProviderPlugin } from '../types.ts';
+
+const resetInBody = /"X-RateLimit-Reset":\s*"?(\d+)/i;
+
+/** X-RateLimit-Reset (epoch ms), from the answer's headers or, where OpenRouter copies them, error.metadata.headers. */
+function rateLimitReset(answer: UpstreamErrorAnswer): number | undefined {
+  const raw = answer.headers['x-ratelimit-reset'] ?? resetInBody.exec(answer.body)?.[1];
+  const at = raw === undefined ? Number.NaN : Number(raw);
+  return Number.isFinite(at) && at > 0 ? at : undefined;
+}
 
 const openrouter: ProviderPlugin = {
   id: 'openrouter',
@@ -23,6 +34,24 @@ const openrouter: ProviderPlugin = {
   authHeaders: bearerAuth,
   // https://openrouter.ai/docs/api-reference/limits: X-RateLimit-Remaining (requests) and
   // X-RateLimit-Reset, the moment of the reset in epoch milliseconds.
+  // https://openrouter.ai/docs/api-reference/errors and /limits; the rows are in fixtures.ts.
+  errorRules: [
+    {
+      name: 'daily free-model limit',
+      status: 429,
+      body: /free-models-per-day/,
+      kind: 'rate_limited',
+      // The free-model counter resets at 00:00 UTC.
+      retryAt: (answer, now) => rateLimitReset(answer) ?? nextUtcMidnight(now),
+    },
+    { name: 'per-minute free-model limit', status: 429, body: /free-models-per-min/, kind: 'rate_limited', retryAt: (answer) => rateLimitReset(answer) },
+    { name: 'the upstream provider is rate-limited', status: 429, kind: 'rate_limited' },
+    { name: 'invalid API key', status: 401, kind: 'invalid_key' },
+    // Input flagged by moderation: the request, which every provider would see the same way.
+    { name: 'input flagged by moderation', status: 403, body: /moderation|flagged/i, kind: 'request' },
+    { name: 'no endpoints for the model', status: 404, kind: 'model_unavailable' },
+    { name: 'context length exceeded', status: 400, body: /maximum context length/i, kind: 'context_too_long' },
+  ],
   readQuota: quotaReader({ remainingRequests: 'x-ratelimit-remaining', requestsReset: 'x-ratelimit-reset', resetFormat: 'epoch-ms' }),
   createModel: (options) => openAICompatibleModel('openrouter', options, { supportsStructuredOutputs: true }),
 };

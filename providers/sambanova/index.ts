@@ -1,5 +1,6 @@
 import { bearerAuth, openAICompatibleModel } from '../openai-compatible.ts';
-import { quotaReader } from '../quota.ts';
+import { parseReset, quotaReader } from '../quota.ts';
+import { nextUtcMidnight } from '../resets.ts';
 import type { ProviderPlugin } from '../types.ts';
 
 const sambanova: ProviderPlugin = {
@@ -18,6 +19,23 @@ const sambanova: ProviderPlugin = {
   authHeaders: bearerAuth,
   // https://docs.sambanova.ai/docs/en/models/rate-limits ("Rate limit response headers"): a
   // per-minute set (x-ratelimit-*-requests) and a per-day set (x-ratelimit-*-requests-day).
+  // https://docs.sambanova.ai/docs/en/api-reference/using-the-api/api-error-codes; the rows are in fixtures.ts.
+  errorRules: [
+    {
+      name: 'request limit (per day when the day budget is spent, else per minute)',
+      status: 429,
+      kind: 'rate_limited',
+      retryAt: (answer, now) =>
+        answer.headers['x-ratelimit-remaining-requests-day'] === '0'
+          ? parseReset(answer.headers['x-ratelimit-reset-requests-day'], 'duration', now) ?? nextUtcMidnight(now)
+          : parseReset(answer.headers['x-ratelimit-reset-requests'], 'duration', now),
+    },
+    { name: 'invalid API key', status: 401, kind: 'invalid_key' },
+    // 410 Gone: the model was deprecated or removed.
+    { name: 'model no longer available', status: [404, 410], kind: 'model_unavailable' },
+    { name: 'context length exceeded', status: 400, body: /context_length_exceeded|context length/i, kind: 'context_too_long' },
+    { name: 'maintenance or queue full', status: [503, 504], kind: 'server' },
+  ],
   readQuota: quotaReader([
     { remainingRequests: 'x-ratelimit-remaining-requests', requestsReset: 'x-ratelimit-reset-requests', resetFormat: 'duration' },
     { remainingRequests: 'x-ratelimit-remaining-requests-day', requestsReset: 'x-ratelimit-reset-requests-day', resetFormat: 'duration' },

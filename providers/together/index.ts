@@ -1,5 +1,6 @@
 import { bearerAuth, openAICompatibleModel } from '../openai-compatible.ts';
 import { quotaReader } from '../quota.ts';
+import { secondsHeaderAt } from '../resets.ts';
 import type { ProviderPlugin } from '../types.ts';
 
 const together: ProviderPlugin = {
@@ -19,6 +20,19 @@ const together: ProviderPlugin = {
   authHeaders: bearerAuth,
   // https://support.together.ai/en/articles/8988956-rate-limits: x-ratelimit-remaining (requests)
   // and x-ratelimit-reset, the time until the request budget is full again.
+  // https://docs.together.ai/docs/error-codes and /docs/rate-limits; the rows are in fixtures.ts.
+  errorRules: [
+    {
+      name: 'above the dynamic request or token rate',
+      status: 429,
+      kind: 'rate_limited',
+      retryAt: (answer, now) => secondsHeaderAt(answer.headers, 'x-ratelimit-reset', now),
+    },
+    { name: 'invalid API key', status: 401, kind: 'invalid_key' },
+    // Together's 403 is input tokens + max_tokens over the model's context length.
+    { name: 'context length exceeded (403)', status: 403, body: /tokens|context length/i, kind: 'context_too_long' },
+    { name: 'model not available', status: 404, kind: 'model_unavailable' },
+  ],
   readQuota: quotaReader({ remainingRequests: 'x-ratelimit-remaining', requestsReset: 'x-ratelimit-reset', resetFormat: 'duration' }),
   createModel: (options) => openAICompatibleModel('together', options, { supportsStructuredOutputs: true }),
 };

@@ -295,7 +295,7 @@ export function createRouter(deps: RouterDeps): Router {
       };
       const fail = async (error: unknown): Promise<Failure> => {
         cleanup();
-        const failure = classifyFailure(error, redact, keys, controller.signal.reason);
+        const failure = classifyFailure(error, redact, keys, controller.signal.reason, candidate.model.provider.errorRules, now());
         const outcome = outcomeOf(failure);
         if (outcome) {
           await health.record(candidate.healthId, outcome, now());

@@ -1,4 +1,5 @@
 import { APICallError } from '@ai-sdk/provider';
+import type { ErrorRule } from '../../providers/types.ts';
 import type { Redactor, RequestKeys } from '../http/redact.ts';
 
 /** Why an attempt at one provider did not produce an answer. */
@@ -77,6 +78,11 @@ function kindOfStatus(status: number, text: string): FailureKind {
   return 'server';
 }
 
+function ruleMatches(rule: ErrorRule, status: number, body: string): boolean {
+  const statusMatches = typeof rule.status === 'number' ? rule.status === status : rule.status.includes(status);
+  return statusMatches && (rule.body === undefined || rule.body.test(body));
+}
+
 function isAbort(error: unknown): error is Error {
   return error instanceof Error && (error.name === 'AbortError' || error.name === 'TimeoutError');
 }
@@ -86,7 +92,14 @@ function isAbort(error: unknown): error is Error {
  * health and the caller's message. `signalReason` is the attempt signal's
  * abort reason, which tells a Freeway timeout from the caller going away.
  */
-export function classifyFailure(error: unknown, redact: Redactor, keys: RequestKeys, signalReason?: unknown): Failure {
+export function classifyFailure(
+  error: unknown,
+  redact: Redactor,
+  keys: RequestKeys,
+  signalReason?: unknown,
+  rules: readonly ErrorRule[] = [],
+  now: number = Date.now(),
+): Failure {
   if (signalReason instanceof AttemptTimeout) {
     return { kind: 'timeout', status: undefined, reason: 'timeout', retryAfterMs: undefined };
   }
@@ -99,11 +112,18 @@ export function classifyFailure(error: unknown, redact: Redactor, keys: RequestK
       return { kind: 'connection', status: undefined, reason: 'connection error', retryAfterMs: undefined };
     }
     const message = error.message || error.responseBody || '';
-    const kind = kindOfStatus(status, `${message} ${error.responseBody ?? ''}`);
-    const retryAfterMs =
-      kind === 'rate_limited'
-        ? retryAfterFromHeaders(error.responseHeaders) ?? retryAfterFromText(error.responseBody) ?? retryAfterFromText(message)
-        : undefined;
+    const body = error.responseBody ?? '';
+    const headers = error.responseHeaders ?? {};
+    const rule = rules.find((candidate) => ruleMatches(candidate, status, body || message));
+    const kind = rule ? rule.kind : kindOfStatus(status, `${message} ${body}`);
+    let retryAfterMs: number | undefined;
+    if (kind === 'rate_limited') {
+      const at = rule?.retryAt?.({ status, headers, body }, now);
+      retryAfterMs =
+        at !== undefined
+          ? Math.max(0, at - now)
+          : retryAfterFromHeaders(headers, now) ?? retryAfterFromText(body) ?? retryAfterFromText(message);
+    }
     const text = looksLikeHtml(message) ? 'non-JSON error page' : message;
     return { kind, status, reason: cut(redact(`${status} ${text}`, keys)), retryAfterMs };
   }

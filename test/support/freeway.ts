@@ -3,19 +3,13 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { buildCatalog, type Catalog } from '../../catalog/catalog.ts';
-import { loadProviderPlugins } from '../../providers/loader.ts';
-import type { ProviderPlugin } from '../../providers/types.ts';
 import { createApp, type AppDeps } from '../../server/app.ts';
 import { loadConfig } from '../../server/config.ts';
 import type { HealthStore } from '../../server/routing/health.ts';
 import { createLogger } from '../../server/http/request-log.ts';
+import { providerPlugins } from './plugins.ts';
 
-let plugins: Promise<ProviderPlugin[]> | undefined;
-
-export function providerPlugins(): Promise<ProviderPlugin[]> {
-  plugins ??= loadProviderPlugins();
-  return plugins;
-}
+export { providerPlugins };
 
 export async function testCatalog(): Promise<Catalog> {
   return buildCatalog(await providerPlugins());

@@ -1,0 +1,62 @@
+import type { ProviderFixtures } from '../types.ts';
+
+const errors = 'https://console.groq.com/docs/errors';
+const limits = 'https://console.groq.com/docs/rate-limits';
+const limitMessage = (window: string, retry: string): string =>
+  `Rate limit reached for model \`llama-3.3-70b-versatile\` in organization \`org_01kjh7p9n8f1qs6nz2bz77vy6b\` service tier \`on_demand\` on ${window}. Please try again in ${retry}. Need more tokens? Upgrade to Dev Tier today at https://console.groq.com/settings/billing`;
+
+const fixtures: ProviderFixtures = {
+  sampleKey: 'gsk_Q7vT2mXp9LcR4wZk8bNf3HjY6sDa1Ue5',
+  errors: [
+    {
+      // The 429 body as Groq sends it, quoted in continuedev/continue#10920; retry-after per the rate-limits page.
+      source: `${limits}; body quoted in https://github.com/continuedev/continue/issues/10920`,
+      name: 'per-minute request limit (RPM)',
+      status: 429,
+      headers: { 'retry-after': '2' },
+      body: { error: { message: limitMessage('requests per minute (RPM): Limit 30, Used 30, Requested 1', '2s'), type: 'requests', code: 'rate_limit_exceeded' } },
+      kind: 'rate_limited',
+      retryAfter: 2,
+    },
+    {
+      source: `${limits}; body quoted in https://github.com/continuedev/continue/issues/10920`,
+      name: 'daily token limit (TPD): out until the reported time',
+      status: 429,
+      headers: { 'retry-after': '579' },
+      body: { error: { message: limitMessage('tokens per day (TPD): Limit 100000, Used 97050, Requested 3619', '9m38.016s'), type: 'tokens', code: 'rate_limit_exceeded' } },
+      kind: 'rate_limited',
+      retryAfter: 579,
+    },
+    {
+      source: `${limits}; body quoted in https://github.com/continuedev/continue/issues/10920`,
+      name: 'daily request limit (RPD): out until the reported time, even without retry-after',
+      status: 429,
+      body: { error: { message: limitMessage('requests per day (RPD): Limit 1000, Used 1000, Requested 1', '1h26m24s'), type: 'requests', code: 'rate_limit_exceeded' } },
+      kind: 'rate_limited',
+      retryAfter: 5184,
+    },
+    {
+      source: `${errors} (401 Unauthorized)`,
+      name: 'invalid API key',
+      status: 401,
+      body: { error: { message: 'Invalid API Key', type: 'invalid_request_error', code: 'invalid_api_key' } },
+      kind: 'invalid_key',
+    },
+    {
+      source: `${errors} (404 Not Found)`,
+      name: 'model not found',
+      status: 404,
+      body: { error: { message: 'The model `llama-9-70b` does not exist or you do not have access to it.', type: 'invalid_request_error', code: 'model_not_found' } },
+      kind: 'model_unavailable',
+    },
+    {
+      source: `${errors} (400 Bad Request)`,
+      name: 'context length exceeded',
+      status: 400,
+      body: { error: { message: 'Please reduce the length of the messages or completion.', type: 'invalid_request_error', param: 'messages', code: 'context_length_exceeded' } },
+      kind: 'context_too_long',
+    },
+  ],
+};
+
+export default fixtures;
