@@ -387,16 +387,12 @@ export function createRouter(deps: RouterDeps): Router {
       }
     }
 
-    if (plan.pinned) {
-      if (failed && (failed.kind === 'request' || failed.kind === 'context_too_long')) {
-        throw invalidRequest(`${plan.candidates[0]?.model.provider.id} rejected the request: ${failed.reason}`);
-      }
-      const all = [...reasons, ...plan.skipped];
-      const retryMs = lastRetryAfterMs ?? (plan.retryAfterSeconds === undefined ? undefined : plan.retryAfterSeconds * 1000);
-      throw new HttpError(502, 'freeway_provider_error', `Provider failed: ${all.join('; ')}`, retryHeader(retryMs));
+    if (plan.pinned && failed && (failed.kind === 'request' || failed.kind === 'context_too_long')) {
+      throw invalidRequest(`${plan.candidates[0]?.model.provider.id} rejected the request: ${failed.reason}`);
     }
     const all = [...reasons, ...plan.skipped];
     const retryMs = lastRetryAfterMs ?? (plan.retryAfterSeconds === undefined ? undefined : plan.retryAfterSeconds * 1000);
+    if (plan.pinned) throw new HttpError(502, 'freeway_provider_error', `Provider failed: ${all.join('; ')}`, retryHeader(retryMs));
     throw new HttpError(
       502,
       'freeway_all_providers_failed',
