@@ -68,6 +68,8 @@ export function createApp(deps: AppDeps): FreewayApp {
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('query parser', false);
+  // req.ip / req.ips: the rate limit's client (http/rate-limit.ts).
+  app.set('trust proxy', config.trustProxy);
 
   app.use(requestLog(logger));
   app.use(

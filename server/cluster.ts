@@ -152,7 +152,8 @@ export function createPrimaryStores(logger: Logger): { healthStore: HealthStore;
 // Primary side
 
 function servePrimaryStores(config: Config): { handle(worker: Worker, request: StoreRequest): void; close(): Promise<void> } {
-  const windows = createSlidingWindowStore();
+  // Bounded like a single process's: the workers' clients together are at most RATE_LIMIT_MAX_CLIENTS.
+  const windows = createSlidingWindowStore(undefined, undefined, config.rateLimitMaxClients);
   windows.init?.({ limit: config.rateLimitMax, windowMs: config.rateLimitWindowMs } as Options);
   const health = createMemoryHealthStore();
   const wire = (info: ClientRateLimitInfo | undefined): WireInfo | null =>

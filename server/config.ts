@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { availableParallelism } from 'node:os';
+import express from 'express';
 import type { ProviderPlugin } from '../providers/types.ts';
 
 export interface Config {
@@ -7,6 +8,10 @@ export interface Config {
   readonly port: number;
   readonly rateLimitMax: number;
   readonly rateLimitWindowMs: number;
+  /** Most clients whose rate-limit windows are kept; the least recently seen goes first. */
+  readonly rateLimitMaxClients: number;
+  /** Express's `trust proxy`: which peers' X-Forwarded-For / X-Real-IP are believed. */
+  readonly trustProxy: TrustProxy;
   /** `'*'` or the list of allowed origins. */
   readonly corsOrigins: '*' | readonly string[];
   /** As `BODY_LIMIT` was written (`20mb`), for messages. */
@@ -33,6 +38,27 @@ export interface Config {
   /** Where rate-limit windows and provider health are shared; in memory when absent. */
   readonly redisUrl: string | undefined;
   readonly logLevel: string;
+}
+
+/** As Express takes it: trust every hop (true), none (false), a hop count, or addresses, subnets and names. */
+export type TrustProxy = boolean | number | string;
+
+/** A reverse proxy on the same host or a private network is believed; anyone on the internet is not. */
+export const DEFAULT_TRUST_PROXY = 'loopback, linklocal, uniquelocal';
+
+function trustProxy(raw: string | undefined): TrustProxy {
+  const text = (raw ?? '').trim();
+  if (text === '') return DEFAULT_TRUST_PROXY;
+  if (/^(true|false)$/i.test(text)) return text.toLowerCase() === 'true';
+  if (/^\d+$/.test(text)) return Number(text);
+  try {
+    // Express compiles the value with proxy-addr, which throws on what it does not understand.
+    express().set('trust proxy', text);
+  } catch (error) {
+    const why = error instanceof Error ? error.message : String(error);
+    throw new Error(`TRUST_PROXY must be true, false, a hop count, or a comma-separated list of addresses, subnets, loopback, linklocal or uniquelocal (${why})`);
+  }
+  return text;
 }
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -96,6 +122,8 @@ export function loadConfig(env: Env, plugins: readonly ProviderPlugin[]): Config
     port: integer(env, 'PORT', 3000, 0),
     rateLimitMax: integer(env, 'RATE_LIMIT_MAX', 100, 1),
     rateLimitWindowMs: integer(env, 'RATE_LIMIT_WINDOW_MS', 60_000, 1),
+    rateLimitMaxClients: integer(env, 'RATE_LIMIT_MAX_CLIENTS', 100_000, 1),
+    trustProxy: trustProxy(env.TRUST_PROXY),
     corsOrigins: origins.length === 0 || origins.includes('*') ? '*' : origins,
     bodyLimit,
     bodyLimitBytes: parseSize('BODY_LIMIT', bodyLimit),

@@ -186,6 +186,16 @@ describe('WORKERS: Freeway on every core (node:cluster)', function () {
     expect((await fresh(cluster.url, '/v1/models', { headers: { 'x-forwarded-for': '203.0.113.8' } })).status).to.equal(200);
   });
 
+  it('WORKERS=2: the primary keeps at most RATE_LIMIT_MAX_CLIENTS windows; a new client evicts the least recently seen', async () => {
+    const cluster = await startCluster({ WORKERS: '2', RATE_LIMIT_MAX: '1', RATE_LIMIT_MAX_CLIENTS: '3' });
+    const status = async (ip: string): Promise<number> => (await fresh(cluster.url, '/v1/nope', { headers: { 'x-forwarded-for': ip } })).status;
+    expect([await status('192.0.2.121'), await status('192.0.2.121')]).to.deep.equal([404, 429]);
+    expect([await status('192.0.2.122'), await status('192.0.2.123'), await status('192.0.2.124')]).to.deep.equal([404, 404, 404]);
+    // The first client was the least recently seen of four: the primary let its window go.
+    expect(await status('192.0.2.121')).to.equal(404);
+    expect(await status('192.0.2.124')).to.equal(429);
+  });
+
   it('WORKERS=2: a 429 one worker saw makes every worker report and skip that key', async () => {
     const cluster = await startCluster({ WORKERS: '2' });
     upstream.handle(faults.rateLimited(50));

@@ -222,7 +222,7 @@ describe('rate limit over HTTP', () => {
     expect(((await chat.json()) as { error: { type: string } }).error.type).to.equal('rate_limit_error');
   });
 
-  it('takes the client IP from the first x-forwarded-for entry', async () => {
+  it('behind a loopback proxy with private hops, the client is the nearest public x-forwarded-for entry', async () => {
     const fw = await start({ RATE_LIMIT_MAX: '2' });
     expect(await statuses(fw, 2, { 'x-forwarded-for': '203.0.113.7, 10.0.0.1' })).to.deep.equal([200, 200]);
     // Same client behind a different proxy chain: same bucket.

@@ -15,14 +15,22 @@ export interface SlidingWindowStore extends Store {
   readonly size: number;
 }
 
+/** Longest key kept as it is; longer ones are cut (the rate limit's keys are IP addresses, at most 45 characters). */
+export const MAX_STORE_KEY_LENGTH = 64;
+
+export const boundedKey = (key: string): string => (key.length > MAX_STORE_KEY_LENGTH ? key.slice(0, MAX_STORE_KEY_LENGTH) : key);
+
 /**
  * A true sliding window for express-rate-limit: a request is accepted when
  * fewer than `limit` requests were accepted in the last `windowMs`. Refused
  * requests are not logged, so a client that keeps retrying is let in again as
  * soon as its oldest request leaves the window. Stale clients are dropped
- * every `cleanupEveryMs` (5 minutes).
+ * every `cleanupEveryMs` (5 minutes), and at most `maxClients` are kept: a
+ * new client past that evicts the least recently seen one, which starts
+ * afresh if it comes back.
  */
-export function createSlidingWindowStore(cleanupEveryMs = 300_000, now: () => number = Date.now): SlidingWindowStore {
+export function createSlidingWindowStore(cleanupEveryMs = 300_000, now: () => number = Date.now, maxClients = 100_000): SlidingWindowStore {
+  // In order of last use (a Map keeps insertion order): the first entry is the least recently seen.
   const logs = new Map<string, Log>();
   let windowMs = 60_000;
   let limit = 100;
@@ -68,30 +76,37 @@ export function createSlidingWindowStore(cleanupEveryMs = 300_000, now: () => nu
       cleanup.unref();
     },
     get(key: string): ClientRateLimitInfo | undefined {
-      const log = logs.get(key);
+      const log = logs.get(boundedKey(key));
       if (!log) return undefined;
       drop(log, now() - windowMs);
       return { totalHits: log.count, resetTime: resetTime(log) };
     },
-    increment(key: string): ClientRateLimitInfo {
+    increment(rawKey: string): ClientRateLimitInfo {
+      const key = boundedKey(rawKey);
       const time = now();
       let log = logs.get(key);
       if (!log) {
+        if (logs.size >= maxClients) {
+          const oldest = logs.keys().next();
+          if (!oldest.done) logs.delete(oldest.value);
+        }
         log = { times: new Float64Array(Math.min(limit, 8)), start: 0, count: 0 };
-        logs.set(key, log);
       } else {
+        logs.delete(key);
         drop(log, time - windowMs);
       }
+      // (Re)inserted last: the most recently seen.
+      logs.set(key, log);
       if (log.count >= limit) return { totalHits: log.count + 1, resetTime: resetTime(log) };
       push(log, time);
       return { totalHits: log.count, resetTime: resetTime(log) };
     },
     decrement(key: string) {
-      const log = logs.get(key);
+      const log = logs.get(boundedKey(key));
       if (log && log.count > 0) log.count -= 1;
     },
     resetKey(key: string) {
-      logs.delete(key);
+      logs.delete(boundedKey(key));
     },
     resetAll() {
       logs.clear();

@@ -31,7 +31,9 @@ export function createStores(config: Config, logger: Logger, given: StoreChoice 
   const redis = needsRedis && config.redisUrl ? connectRedis(config.redisUrl, logger, warn) : undefined;
   const healthStore =
     given.healthStore ?? (redis ? withHealthFallback(createRedisHealthStore(redis), warn, 'Redis') : createMemoryHealthStore());
-  const rateLimitStore = given.rateLimitStore ?? (redis ? failOpen(createRedisRateLimitStore(redis), warn, 'Redis') : createSlidingWindowStore());
+  const rateLimitStore = given.rateLimitStore ?? (redis
+      ? failOpen(createRedisRateLimitStore(redis, { maxClients: config.rateLimitMaxClients }), warn, 'Redis')
+      : createSlidingWindowStore(undefined, undefined, config.rateLimitMaxClients));
   return {
     healthStore,
     rateLimitStore,

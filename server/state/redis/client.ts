@@ -60,9 +60,12 @@ export async function closeRedis(client: Redis): Promise<void> {
 
 export type ScriptCall<T> = (key: string, ...args: Array<string | number>) => Promise<T>;
 
-/** A one-key Lua script, sent once and then run by its SHA (ioredis resends it after a Redis restart). */
-export function defineScript<T>(client: Redis, name: string, lua: string): ScriptCall<T> {
-  client.defineCommand(name, { numberOfKeys: 1, lua });
+/**
+ * A Lua script, sent once and then run by its SHA (ioredis resends it after a
+ * Redis restart). Its first `numberOfKeys` arguments are KEYS, the rest ARGV.
+ */
+export function defineScript<T>(client: Redis, name: string, lua: string, numberOfKeys = 1): ScriptCall<T> {
+  client.defineCommand(name, { numberOfKeys, lua });
   const command = (client as unknown as Record<string, ScriptCall<T>>)[name];
   if (!command) throw new Error(`ioredis did not define ${name}`);
   return (key, ...args) => command.call(client, key, ...args);

@@ -1,17 +1,24 @@
 import { randomBytes } from 'node:crypto';
 import type { ClientRateLimitInfo, Options, Store } from 'express-rate-limit';
 import type { Redis } from 'ioredis';
+import { boundedKey } from '../sliding-window-store.ts';
 import { defineScript } from './client.ts';
 
 /*
- * The in-memory sliding window (middleware/sliding-window-store.ts), in Redis:
+ * The in-memory sliding window (state/sliding-window-store.ts), in Redis:
  * one sorted set per client whose scores are the times of its accepted
  * requests. A request is accepted when fewer than `limit` members are newer
  * than `now - window`; refused requests are not added. The set expires one
  * window after its newest member, when nothing in it counts any more.
  *
+ * As in memory, at most `maxClients` clients are kept: a sorted set of clients
+ * by the time they were last seen (`<prefix>~clients`) finds the least recently
+ * seen, whose window is deleted. Its name is built inside the script, which a
+ * single Redis (what Freeway connects to) allows.
+ *
+ * KEYS: the client's window, the clients index.
  * ARGV: now (ms; empty = Redis's clock, which all instances share), window ms,
- * limit, a member tag unique to this request.
+ * limit, a member tag unique to this request, max clients, key prefix, client.
  * Reply: {hits, resetTime} where hits is limit + 1 when refused, as in memory.
  */
 const nowLua = `
@@ -31,6 +38,16 @@ if hits < limit then
   redis.call('PEXPIRE', KEYS[1], window)
 end
 hits = hits + 1
+-- The clients index: client -> time last seen. Clients not seen for a window have
+-- no window left; past the cap, the least recently seen lose theirs.
+redis.call('ZADD', KEYS[2], now, ARGV[7])
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now - window)
+redis.call('PEXPIRE', KEYS[2], window)
+local excess = redis.call('ZCARD', KEYS[2]) - tonumber(ARGV[5])
+if excess > 0 then
+  local evicted = redis.call('ZPOPMIN', KEYS[2], excess)
+  for i = 1, #evicted, 2 do redis.call('DEL', ARGV[6] .. evicted[i]) end
+end
 local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')[2]
 if oldest then return {hits, tonumber(oldest) + window} end
 return {hits, now + window}`;
@@ -44,6 +61,8 @@ return {0, now + window}`;
 
 export interface RedisRateLimitOptions {
   readonly prefix?: string;
+  /** Most clients with a window at once (RATE_LIMIT_MAX_CLIENTS). */
+  readonly maxClients?: number;
   /** For tests: a clock instead of Redis's own. */
   readonly now?: () => number;
 }
@@ -51,7 +70,9 @@ export interface RedisRateLimitOptions {
 /** express-rate-limit's Store on Redis. Errors reach the caller; `failOpen` (stores.ts) decides what they mean. */
 export function createRedisRateLimitStore(client: Redis, options: RedisRateLimitOptions = {}): Store {
   const prefix = options.prefix ?? 'freeway:rl:';
-  const increment = defineScript<[number, number]>(client, 'freewayRateLimitIncrement', incrementLua);
+  const clientsKey = `${prefix}~clients`;
+  const maxClients = options.maxClients ?? 100_000;
+  const increment = defineScript<[number, number]>(client, 'freewayRateLimitIncrement', incrementLua, 2);
   const get = defineScript<[number, number] | null>(client, 'freewayRateLimitGet', getLua);
   const clock = options.now;
   // Members must be unique even for two hits in the same millisecond from different instances.
@@ -68,20 +89,22 @@ export function createRedisRateLimitStore(client: Redis, options: RedisRateLimit
       limit = typeof init.limit === 'number' ? init.limit : limit;
     },
     async get(key: string): Promise<ClientRateLimitInfo | undefined> {
-      const reply = await get(prefix + key, clock ? clock() : '', windowMs);
+      const reply = await get(prefix + boundedKey(key), clock ? clock() : '', windowMs);
       return reply ? { totalHits: reply[0], resetTime: new Date(reply[1]) } : undefined;
     },
-    async increment(key: string): Promise<ClientRateLimitInfo> {
+    async increment(rawKey: string): Promise<ClientRateLimitInfo> {
+      const key = boundedKey(rawKey);
       sequence = (sequence + 1) % Number.MAX_SAFE_INTEGER;
-      const [totalHits, resetTime] = await increment(prefix + key, clock ? clock() : '', windowMs, limit, tag + sequence);
+      const [totalHits, resetTime] = await increment(prefix + key, clientsKey, clock ? clock() : '', windowMs, limit, tag + sequence, maxClients, prefix, key);
       return { totalHits, resetTime: new Date(resetTime) };
     },
     async decrement(key: string) {
       // The newest hit goes, as in memory.
-      await client.zpopmax(prefix + key);
+      await client.zpopmax(prefix + boundedKey(key));
     },
-    async resetKey(key: string) {
-      await client.del(prefix + key);
+    async resetKey(rawKey: string) {
+      const key = boundedKey(rawKey);
+      await client.multi().del(prefix + key).zrem(clientsKey, key).exec();
     },
     async resetAll() {
       let cursor = '0';

@@ -1,0 +1,104 @@
+/**
+ * Attack: a flood of requests, each from a new client address that Freeway
+ * believes (a trusted loopback peer forwarding it), each also carrying a
+ * forged 14 KB first X-Forwarded-For entry that is new every time. Freeway
+ * keeps a rate-limit window per client, so without bounds every request adds
+ * one (and with the forged entry as the key, 14 KB each) until the process
+ * runs out of memory. Holds when RSS stays under `maxRssMb` and every request
+ * is answered.
+ *
+ *   node scripts/attack/forwarded-flood.ts [requests]
+ */
+import { Agent, request } from 'node:http';
+import { startFreewayChild } from './freeway-child.ts';
+import type { AttackResult } from './types.ts';
+
+export interface ForwardedFloodOptions {
+  /** Requests to send, each with a client address of its own (300,000). */
+  readonly requests: number;
+  /** Requests in flight at once (64). */
+  readonly concurrency: number;
+  /** Size of the forged first X-Forwarded-For entry (14,000 bytes). */
+  readonly padBytes: number;
+  /** The bound that must hold (250 MB). */
+  readonly maxRssMb: number;
+  /** Extra environment for Freeway. */
+  readonly env: Record<string, string>;
+  /** Checkout of Freeway to attack (this one). */
+  readonly root?: string;
+}
+
+const defaults: ForwardedFloodOptions = { requests: 300_000, concurrency: 64, padBytes: 14_000, maxRssMb: 250, env: {} };
+
+/** The i-th public IPv4 address from 11.0.0.0 on: distinct for 16 million requests. */
+const address = (i: number): string => `11.${(i >>> 16) & 255}.${(i >>> 8) & 255}.${i & 255}`;
+
+export async function run(options: Partial<ForwardedFloodOptions> = {}): Promise<AttackResult> {
+  const opts = { ...defaults, ...options };
+  const freeway = await startFreewayChild(opts.env, opts.root);
+  const agent = new Agent({ keepAlive: true, maxSockets: opts.concurrency });
+  const pad = 'f'.repeat(Math.max(0, opts.padBytes - 8));
+  const statuses = new Map<number, number>();
+  let errors = 0;
+  let next = 0;
+  const baselineMb = freeway.rssMb();
+  freeway.resetPeak();
+  const started = performance.now();
+
+  function send(i: number): Promise<void> {
+    return new Promise((resolve) => {
+      const req = request(
+        `${freeway.url}/v1/nope`,
+        { agent, headers: { 'x-forwarded-for': `${pad}${i.toString(16).padStart(8, '0')}, ${address(i)}` } },
+        (res) => {
+          statuses.set(res.statusCode ?? 0, (statuses.get(res.statusCode ?? 0) ?? 0) + 1);
+          res.resume();
+          res.on('end', resolve);
+          res.on('error', () => resolve());
+        },
+      );
+      req.on('error', () => {
+        errors += 1;
+        resolve();
+      });
+      req.end();
+    });
+  }
+
+  async function worker(): Promise<void> {
+    while (next < opts.requests && freeway.alive()) await send(next++);
+  }
+  await Promise.all(Array.from({ length: opts.concurrency }, worker));
+  const seconds = (performance.now() - started) / 1000;
+  const peakMb = freeway.peakRssMb();
+  const finalMb = freeway.rssMb();
+  const survived = freeway.alive();
+  agent.destroy();
+  await freeway.stop();
+
+  const answered = [...statuses.values()].reduce((sum, count) => sum + count, 0);
+  return {
+    name: 'forwarded-flood',
+    held: survived && errors === 0 && answered === opts.requests && peakMb < opts.maxRssMb,
+    figures: {
+      requests: opts.requests,
+      answered,
+      connectionErrors: errors,
+      statuses: [...statuses].map(([status, count]) => `${status}:${count}`).join(' '),
+      seconds: Math.round(seconds * 10) / 10,
+      requestsPerSecond: Math.round(answered / seconds),
+      baselineRssMb: Math.round(baselineMb),
+      peakRssMb: Math.round(peakMb),
+      finalRssMb: Math.round(finalMb),
+      maxRssMb: opts.maxRssMb,
+      processSurvived: survived ? 'yes' : 'no',
+    },
+  };
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const requests = process.argv[2] ? Number(process.argv[2]) : undefined;
+  const result = await run(requests ? { requests } : {});
+  console.log(JSON.stringify(result, null, 2));
+  process.exitCode = result.held ? 0 : 1;
+}
