@@ -172,6 +172,12 @@ describe('POST /v1/responses with the openai SDK', function () {
       expect(response).not.to.have.property('usage');
     });
 
+    it('carries the counts the upstream reported and no details it left out', async function () {
+      upstream.handle((_req, res) => openAISSE(res, [chunk({ role: 'assistant', content: 'Hi' }), chunk({}, 'stop'), { choices: [], usage: { prompt_tokens: 5, completion_tokens: 2, total_tokens: 7, prompt_tokens_details: { cached_tokens: 0 } } }]));
+      const response = await openai.responses.create({ model: 'free:auto', input: 'Hi' });
+      expect(response.usage).to.deep.equal({ input_tokens: 5, input_tokens_details: { cached_tokens: 0 }, output_tokens: 2, total_tokens: 7 });
+    });
+
     it('carries cached and reasoning token counts when the upstream reports them', async function () {
       const reported = { prompt_tokens: 50, completion_tokens: 20, total_tokens: 70, prompt_tokens_details: { cached_tokens: 32 }, completion_tokens_details: { reasoning_tokens: 12 } };
       upstream.handle((_req, res) => openAISSE(res, [chunk({ role: 'assistant', content: 'Hi' }), chunk({}, 'stop'), { choices: [], usage: reported }]));

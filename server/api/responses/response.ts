@@ -22,10 +22,9 @@ export type OutputItem =
   | { id: string; type: 'function_call'; status: ItemStatus; call_id: string; name: string; arguments: string };
 
 /**
- * OpenAI's `ResponseUsage`, as far as the upstream reported it. The AI SDK
- * reports cached and reasoning tokens as 0 when the provider said nothing, so
- * only positive counts are carried; a detail the provider did not report is
- * left out rather than shown as 0.
+ * OpenAI's `ResponseUsage`, as far as the upstream reported it (the pipeline
+ * hands over the counts the provider really sent; see `reportedUsage`): a
+ * detail the provider did not report is left out rather than shown as 0.
  */
 export interface Usage {
   input_tokens: number;
@@ -45,15 +44,14 @@ export function toUsage(usage: LanguageModelV4Usage): Usage | undefined {
   const output = usage.outputTokens.total;
   if (input === undefined || output === undefined) return undefined;
   const result: Usage = { input_tokens: input, output_tokens: output, total_tokens: input + output };
-  const cached = usage.inputTokens.cacheRead;
-  const written = usage.inputTokens.cacheWrite;
-  if ((cached ?? 0) > 0 || (written ?? 0) > 0) {
+  const { cacheRead, cacheWrite } = usage.inputTokens;
+  if (cacheRead !== undefined || cacheWrite !== undefined) {
     result.input_tokens_details = {};
-    if ((cached ?? 0) > 0) result.input_tokens_details.cached_tokens = cached;
-    if ((written ?? 0) > 0) result.input_tokens_details.cache_write_tokens = written;
+    if (cacheRead !== undefined) result.input_tokens_details.cached_tokens = cacheRead;
+    if (cacheWrite !== undefined) result.input_tokens_details.cache_write_tokens = cacheWrite;
   }
   const reasoning = usage.outputTokens.reasoning;
-  if (reasoning !== undefined && reasoning > 0) result.output_tokens_details = { reasoning_tokens: reasoning };
+  if (reasoning !== undefined) result.output_tokens_details = { reasoning_tokens: reasoning };
   return result;
 }
 
