@@ -13,7 +13,7 @@ import { createKeyReader, type KeySet } from './routing/keys.ts';
 import { createLatencyTracker } from './routing/latency.ts';
 import { createRateLimit } from './http/rate-limit.ts';
 import { jsonBody } from './http/json-body.ts';
-import { requestLog } from './http/request-log.ts';
+import { requestLog, type LogLocals } from './http/request-log.ts';
 import { createRedactor, sanitizeForLog } from './http/redact.ts';
 import { createRouter } from './routing/router.ts';
 import { createStores } from './state/stores.ts';
@@ -62,7 +62,15 @@ export function createApp(deps: AppDeps): FreewayApp {
   const { healthStore } = stores;
   const router = createRouter({ config, health: healthStore, hashKey, latency: createLatencyTracker(), redact, random: deps.random, now: deps.now });
   const rateLimit = createRateLimit({ max: config.rateLimitMax, windowMs: config.rateLimitWindowMs, store: stores.rateLimitStore });
-  const completions = { catalog, readKeys, router, redact, models: createModelSource(config.baseURLs, deps.fetch ?? createUpstreamFetch()) };
+  const completions = {
+    catalog,
+    readKeys,
+    router,
+    redact,
+    models: createModelSource(config.baseURLs, deps.fetch ?? createUpstreamFetch()),
+    maxResponseBytes: config.maxResponseBytes,
+    clientStallTimeoutMs: config.clientStallTimeoutMs,
+  };
 
   const app = express();
   app.disable('x-powered-by');
@@ -120,6 +128,7 @@ export function createApp(deps: AppDeps): FreewayApp {
       logger.error({ err: error }, `${req.method} ${sanitizeForLog(req.path)}: unexpected error`);
     }
     if (res.headersSent) {
+      (res.locals as LogLocals).cut = { status, reason: `the response was cut: ${message}` };
       res.destroy();
       return;
     }

@@ -24,6 +24,12 @@ export interface Config {
   readonly firstTokenTimeoutMs: number;
   /** A started stream that goes silent. */
   readonly streamIdleTimeoutMs: number;
+  /** A stream, from the request's arrival to its last event. */
+  readonly streamMaxDurationMs: number;
+  /** A caller that reads nothing of its stream for this long is disconnected. */
+  readonly clientStallTimeoutMs: number;
+  /** The most answer (UTF-8 bytes) collected for a caller that did not ask to stream. */
+  readonly maxResponseBytes: number;
   readonly maxAttempts: number;
   /** `latency` prefers the faster providers by observed time to first token; `priority` keeps plugin priority. */
   readonly routing: 'latency' | 'priority';
@@ -79,6 +85,12 @@ function parseSize(name: string, raw: string): number {
   return Math.floor(Number(match[1]) * (sizeUnits[(match[2] ?? 'b').toLowerCase()] ?? 1));
 }
 
+function positiveSize(name: string, raw: string): number {
+  const bytes = parseSize(name, raw);
+  if (bytes < 1) throw new Error(`${name} must be at least 1 byte, got "${raw}"`);
+  return bytes;
+}
+
 function workerCount(raw: string | undefined): number {
   if (raw === undefined || raw === '') return 1;
   if (raw === 'auto') return availableParallelism();
@@ -131,6 +143,9 @@ export function loadConfig(env: Env, plugins: readonly ProviderPlugin[]): Config
     requestTimeoutMs: integer(env, 'REQUEST_TIMEOUT_MS', 120_000, 1),
     firstTokenTimeoutMs: integer(env, 'FIRST_TOKEN_TIMEOUT_MS', 15_000, 1),
     streamIdleTimeoutMs: integer(env, 'STREAM_IDLE_TIMEOUT_MS', 30_000, 1),
+    streamMaxDurationMs: integer(env, 'STREAM_MAX_DURATION_MS', 600_000, 1),
+    clientStallTimeoutMs: integer(env, 'CLIENT_STALL_TIMEOUT_MS', 60_000, 1),
+    maxResponseBytes: env.MAX_RESPONSE_BYTES ? positiveSize('MAX_RESPONSE_BYTES', env.MAX_RESPONSE_BYTES) : 16 * 1024 ** 2,
     maxAttempts: integer(env, 'MAX_ATTEMPTS', 5, 1),
     routing,
     exploreShare,

@@ -469,7 +469,7 @@ describe('errors over HTTP: upstream failures', () => {
     }
   });
 
-  it('a provider factory that throws becomes that provider\'s 502, not a crash', async () => {
+  it('a plugin that throws before anything is sent is our bug: a 500, not a crash and not the provider\'s failure', async () => {
     const plugin: ProviderPlugin = {
       id: 'broken',
       name: 'Broken',
@@ -486,7 +486,8 @@ describe('errors over HTTP: upstream failures', () => {
     };
     const catalog = buildCatalog([plugin]);
     const config = loadConfig({ RATE_LIMIT_MAX: '1000' }, [plugin]);
-    const app = createApp({ config, catalog, logger: createLogger('silent') });
+    const health = createMemoryHealthStore();
+    const app = createApp({ config, catalog, logger: createLogger('silent'), healthStore: health });
     const server = createServer(app.app);
     server.listen(0, '127.0.0.1');
     await once(server, 'listening');
@@ -499,8 +500,13 @@ describe('errors over HTTP: upstream failures', () => {
           headers: { 'content-type': 'application/json', 'X-Broken-Key': secret },
           body: JSON.stringify({ model, messages: hi }),
         });
-      await expectError(await send('broken/model-1'), 502, 'freeway_provider_error', 'Provider failed: broken: invalid response: factory broke for [REDACTED]');
-      await expectError(await send('free:fast'), 502, 'freeway_all_providers_failed', 'All providers failed: broken: invalid response: factory broke for [REDACTED]');
+      for (let i = 0; i < 3; i++) {
+        const pinned = await expectError(await send('broken/model-1'), 500, 'server_error', 'Internal server error.');
+        expect(pinned.text).to.not.include(secret);
+        await expectError(await send('free:fast'), 500, 'server_error', 'Internal server error.');
+      }
+      const state = (await (await fetch(`${url}/health`, { headers: { 'X-Broken-Key': secret } })).json()) as { providers: Record<string, unknown> };
+      expect(state.providers.broken).to.deep.equal({ state: 'healthy', consecutiveFailures: 0 });
     } finally {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

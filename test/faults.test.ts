@@ -52,9 +52,9 @@ describe('faults injected by a real upstream', () => {
       ['401', faults.unauthorized(401), '401', { state: 'invalid_key', consecutiveFailures: 1, retryAfter: 600 }],
       ['403', faults.unauthorized(403), '403', { state: 'invalid_key', consecutiveFailures: 1, retryAfter: 600 }],
       ['a hang before headers', faults.hangBeforeHeaders(), 'timeout', { state: 'healthy', consecutiveFailures: 1 }],
-      ['malformed JSON in the stream', faults.malformedJSON(), 'bad_response', { state: 'healthy', consecutiveFailures: 1 }],
-      ['a body that is not SSE', faults.malformedSSE(), 'bad_response', { state: 'healthy', consecutiveFailures: 1 }],
-      ['JSON where a stream was asked for', faults.jsonInsteadOfStream(), 'bad_response', { state: 'healthy', consecutiveFailures: 1 }],
+      ['malformed JSON in the stream', faults.malformedJSON(), '200 then bad stream', { state: 'healthy', consecutiveFailures: 1 }],
+      ['a body that is not SSE', faults.malformedSSE(), '200 then bad stream', { state: 'healthy', consecutiveFailures: 1 }],
+      ['JSON where a stream was asked for', faults.jsonInsteadOfStream(), '200 then bad stream', { state: 'healthy', consecutiveFailures: 1 }],
       ['an HTML error page', faults.htmlErrorPage(502), '502', { state: 'healthy', consecutiveFailures: 1 }],
       ['a 5 MB error body', faults.hugeErrorBody(5), '500', { state: 'healthy', consecutiveFailures: 1 }],
     ];
@@ -80,10 +80,10 @@ describe('faults injected by a real upstream', () => {
       ['429', faults.rateLimited(5), /^Provider failed: groq: 429 Rate limit reached for requests$/],
       ['500', faults.serverError(500), /^Provider failed: groq: 500 Internal error, please retry$/],
       ['a hang before headers', faults.hangBeforeHeaders(), /^Provider failed: groq: timeout$/],
-      ['malformed JSON', faults.malformedJSON(), /^Provider failed: groq: invalid response: /],
-      ['not SSE', faults.malformedSSE(), /^Provider failed: groq: invalid response: /],
+      ['malformed JSON', faults.malformedJSON(), /^Provider failed: groq: 200 then bad stream: /],
+      ['not SSE', faults.malformedSSE(), /^Provider failed: groq: 200 then bad stream: /],
       ['an HTML error page', faults.htmlErrorPage(502), /^Provider failed: groq: 502 /],
-      ['a truncated stream', faults.truncated(), /^Provider failed: groq: invalid response: /],
+      ['a truncated stream', faults.truncated(), /^Provider failed: groq: 200 then bad stream: the upstream stream ended before it finished$/],
       ['a 5 MB error body', faults.hugeErrorBody(5), /^Provider failed: groq: 500 x+…$/],
     ];
     for (const [name, fault, message] of cases) {

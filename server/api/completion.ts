@@ -6,7 +6,7 @@ import { reportedUsage } from '../../providers/usage.ts';
 import { clip, HttpError, type ErrorType } from '../http/errors.ts';
 import type { LogLocals } from '../http/request-log.ts';
 import type { Redactor } from '../http/redact.ts';
-import type { KeyReader } from '../routing/keys.ts';
+import type { KeyReader, KeySet } from '../routing/keys.ts';
 import { CallerGone, type AttemptLog, type Routed, type Router } from '../routing/router.ts';
 import { collect, openStream, type CallOptions, type Collected, type ModelSource, type OpenedStream, type UpstreamCall } from '../routing/upstream.ts';
 
@@ -51,6 +51,10 @@ export interface CompletionDeps {
   readonly router: Router;
   readonly redact: Redactor;
   readonly models: ModelSource;
+  /** MAX_RESPONSE_BYTES: the most answer collected for a caller that did not stream. */
+  readonly maxResponseBytes: number;
+  /** CLIENT_STALL_TIMEOUT_MS, for the log line of a caller cut off. */
+  readonly clientStallTimeoutMs: number;
 }
 
 export function attemptsHeader(attempts: readonly AttemptLog[]): string {
@@ -82,8 +86,16 @@ function drained(res: Response): Promise<void> {
   });
 }
 
-async function sendStream(res: Response, routed: Routed<OpenedStream>, encoder: StreamEncoder, attempts: readonly AttemptLog[], redact: Redactor): Promise<void> {
+async function sendStream(
+  res: Response,
+  routed: Routed<OpenedStream>,
+  encoder: StreamEncoder,
+  attempts: readonly AttemptLog[],
+  deps: CompletionDeps,
+  keys: KeySet,
+): Promise<void> {
   const { reader, head } = routed.value;
+  const locals = res.locals as LogLocals;
   setRoutingHeaders(res, routed, attempts);
   res.writeHead(200, {
     'Content-Type': 'text/event-stream',
@@ -100,7 +112,14 @@ async function sendStream(res: Response, routed: Routed<OpenedStream>, encoder: 
       if (done) break;
       routed.control.output();
       const text = encoder.part(value.type === 'finish' ? withReportedUsage(value) : value);
-      if (text !== '' && !res.write(text)) await drained(res);
+      if (text !== '' && !res.write(text) && !(await routed.control.waitForCaller(drained(res)))) {
+        // The caller stopped reading: its own problem, not the provider's. Health stays as it is.
+        locals.cut = { status: 499, reason: `the caller read nothing for CLIENT_STALL_TIMEOUT_MS (${deps.clientStallTimeoutMs} ms)` };
+        await routed.finish();
+        reader.cancel().catch(() => {});
+        res.destroy();
+        return;
+      }
     }
     const tail = encoder.end();
     await routed.finish();
@@ -113,7 +132,14 @@ async function sendStream(res: Response, routed: Routed<OpenedStream>, encoder: 
       return;
     }
     const provider = routed.candidate.model.provider.id;
-    const message = redact(`The stream from ${provider} failed after it started: ${failure.reason}`);
+    if (failure.kind === 'deadline') {
+      const message = `The stream was ended: ${failure.reason}.`;
+      locals.cut = { reason: message };
+      res.end(encoder.fail(504, 'server_error', message));
+      return;
+    }
+    const message = deps.redact(`The stream from ${provider} failed after it started: ${failure.reason}`, keys);
+    locals.cut = { reason: message };
     res.end(encoder.fail(502, 'freeway_provider_error', message));
   }
 }
@@ -142,10 +168,10 @@ export function completionRoute<Req>(api: ClientApi<Req>, deps: CompletionDeps):
     try {
       if (api.stream(request)) {
         const routed = await router.run(plan, keys, (candidate, control) => openStream(call, candidate, control), caller.signal, attempts);
-        await sendStream(res, routed, api.openStream(request), attempts, redact);
+        await sendStream(res, routed, api.openStream(request), attempts, deps, keys);
         return;
       }
-      const routed = await router.run(plan, keys, (candidate, control) => collect(call, candidate, control), caller.signal, attempts);
+      const routed = await router.run(plan, keys, (candidate, control) => collect(call, candidate, control, deps.maxResponseBytes), caller.signal, attempts);
       await routed.finish();
       setRoutingHeaders(res, routed, attempts);
       res.json(api.respond(routed.value, request));

@@ -20,6 +20,13 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
 export interface LogLocals {
   /** Every upstream attempt of the request: provider, model, the key's position when there are several, status, ms. No keys. */
   attempts?: ReadonlyArray<{ provider: string; model: string; key?: number; status: number | string; ms: number }>;
+  /**
+   * Set when a request did not end the way its status says (a stream ended by an
+   * error event, a slow caller cut off, shutdown): logged at warn with the reason.
+   * `status` replaces the one on the wire, e.g. 499 for a caller that was cut off.
+   * The reason is logged as it is: redact it (keys of the request) before setting it.
+   */
+  cut?: { readonly status?: number; readonly reason: string };
 }
 
 /** Paths that are Freeway's own constants, logged as they are even when no route ran (a 429). */
@@ -45,10 +52,12 @@ export function requestLog(logger: Logger) {
       if (logged) return;
       logged = true;
       const ms = Math.round(performance.now() - started);
-      const status = res.writableFinished ? res.statusCode : res.headersSent ? res.statusCode : 499;
-      const attempts = (res.locals as LogLocals).attempts;
+      const { attempts, cut } = res.locals as LogLocals;
+      // A response that never finished did not reach the caller whole: the caller left (499).
+      const status = cut?.status ?? (res.writableFinished ? res.statusCode : 499);
       const line = `${req.method} ${pathForLog(req)} ${status} ${ms}ms`;
-      if (attempts) logger.info({ attempts }, line);
+      if (cut) logger.warn(attempts ? { attempts, reason: cut.reason } : { reason: cut.reason }, line);
+      else if (attempts) logger.info({ attempts }, line);
       else logger.info(line);
     };
     res.once('finish', done);

@@ -6,7 +6,7 @@ import { type HealthStore, type KeyHasher, type Outcome, viewHealth } from './he
 import type { KeyPool, KeySet } from './keys.ts';
 import type { LatencyTracker } from './latency.ts';
 import type { Redactor } from '../http/redact.ts';
-import { AttemptTimeout, classifyFailure, type Failure } from './upstream-errors.ts';
+import { AttemptTimeout, BeforeRequest, classifyFailure, DeadlineExceeded, type Failure } from './upstream-errors.ts';
 
 export interface Candidate {
   readonly model: CatalogModel;
@@ -43,6 +43,12 @@ export interface AttemptControl {
    * (`REQUEST_TIMEOUT_MS` from the request's start) bounds the attempt.
    */
   whole(): void;
+  /**
+   * Waits for the caller to take more (`ready`, e.g. the socket's drain). Time spent
+   * here is the caller's, not the upstream's: the idle timer is paused and
+   * CLIENT_STALL_TIMEOUT_MS runs instead. Resolves false when the caller stalled.
+   */
+  waitForCaller(ready: Promise<void>): Promise<boolean>;
 }
 
 export interface Routed<T> {
@@ -91,7 +97,10 @@ export interface Plan {
 export type AttemptFn<T> = (candidate: Candidate, control: AttemptControl) => Promise<T>;
 
 export interface RouterDeps {
-  readonly config: Pick<Config, 'maxAttempts' | 'requestTimeoutMs' | 'firstTokenTimeoutMs' | 'streamIdleTimeoutMs' | 'routing' | 'exploreShare'>;
+  readonly config: Pick<
+    Config,
+    'maxAttempts' | 'requestTimeoutMs' | 'firstTokenTimeoutMs' | 'streamIdleTimeoutMs' | 'streamMaxDurationMs' | 'clientStallTimeoutMs' | 'routing' | 'exploreShare'
+  >;
   readonly health: HealthStore;
   readonly hashKey: KeyHasher;
   readonly latency: LatencyTracker;
@@ -124,7 +133,7 @@ function outcomeOf(failure: Failure): Outcome | undefined {
     case 'connection':
       return { kind: 'failure', reason: failure.reason };
     default:
-      // The model, the request or the caller: nothing wrong with the key.
+      // The model, the request, the caller, Freeway's own bounds or bugs: nothing wrong with the key.
       return undefined;
   }
 }
@@ -154,6 +163,9 @@ function nextStep(kind: Failure['kind']): 'next key' | 'next provider' | 'next m
     case 'timeout':
     case 'connection':
       // The provider is in trouble; its other keys would most likely meet the same fault.
+      return 'next provider';
+    case 'unsupported':
+      // The provider's mapping refused the request: its other models share that mapping.
       return 'next provider';
     default:
       return 'next model';
@@ -242,8 +254,11 @@ export function createRouter(deps: RouterDeps): Router {
   }
 
   async function run<T>(plan: Plan, keys: KeySet, attempt: AttemptFn<T>, callerSignal: AbortSignal, attempts: AttemptLog[]): Promise<Routed<T>> {
-    const deadline = Date.now() + config.requestTimeoutMs;
+    const runStarted = Date.now();
+    const deadline = runStarted + config.requestTimeoutMs;
     const reasons: string[] = [];
+    // Attempts whose provider could not express the request at all.
+    let unsupported = 0;
     // Keys that failed (or could not be probed) in this request: none of their models is tried again.
     const doneKeys = new Set<string>();
     // Providers that failed with a server fault in this request: the next attempt goes elsewhere.
@@ -265,8 +280,15 @@ export function createRouter(deps: RouterDeps): Router {
       callerSignal.addEventListener('abort', onCallerGone, { once: true });
       let firstOutputAt = 0;
       let upstreamHeaders: Readonly<Record<string, string>> | undefined;
-      const onSilence = (): void => controller.abort(new AttemptTimeout(firstOutputAt ? 'stream idle' : 'first token'));
+      let waitingForCaller = false;
+      const onSilence = (): void => {
+        // Time the caller takes to read is not upstream silence.
+        if (!waitingForCaller) controller.abort(new AttemptTimeout(firstOutputAt ? 'stream idle' : 'first token'));
+      };
+      // Before the first token one timer bounds both silence and the request's time left.
       let timer = setTimeout(onSilence, Math.min(config.firstTokenTimeoutMs, left));
+      // After it, the request's deadline (REQUEST_TIMEOUT_MS, then STREAM_MAX_DURATION_MS once a stream is handed over).
+      let overall: NodeJS.Timeout | undefined;
       const onDeadline = (): void => controller.abort(new AttemptTimeout('request timeout'));
       const control: AttemptControl = {
         signal: controller.signal,
@@ -277,9 +299,26 @@ export function createRouter(deps: RouterDeps): Router {
           }
           firstOutputAt = Date.now();
           latency.observe(latencyId, firstOutputAt - started);
-          // After the first token, only silence ends an attempt.
           clearTimeout(timer);
           timer = setTimeout(onSilence, config.streamIdleTimeoutMs);
+          overall = setTimeout(
+            () => controller.abort(new DeadlineExceeded('request timeout', `request timeout (REQUEST_TIMEOUT_MS, ${config.requestTimeoutMs} ms)`)),
+            Math.max(0, deadline - Date.now()),
+          );
+        },
+        async waitForCaller(ready) {
+          waitingForCaller = true;
+          let stall: NodeJS.Timeout | undefined;
+          const stalled = new Promise<false>((resolve) => {
+            stall = setTimeout(() => resolve(false), config.clientStallTimeoutMs);
+          });
+          try {
+            return await Promise.race([ready.then(() => true), stalled]);
+          } finally {
+            clearTimeout(stall);
+            waitingForCaller = false;
+            if (firstOutputAt !== 0) timer.refresh();
+          }
         },
         responseHeaders(headers) {
           upstreamHeaders = headers;
@@ -291,11 +330,14 @@ export function createRouter(deps: RouterDeps): Router {
       };
       const cleanup = (): void => {
         clearTimeout(timer);
+        clearTimeout(overall);
         callerSignal.removeEventListener('abort', onCallerGone);
       };
       const fail = async (error: unknown): Promise<Failure> => {
         cleanup();
         const failure = classifyFailure(error, redact, keys, controller.signal.reason, candidate.model.provider.errorRules, now());
+        // Whatever failed, the upstream call is over: release its connection.
+        if (!controller.signal.aborted) controller.abort(new AttemptTimeout('attempt over'));
         const outcome = outcomeOf(failure);
         if (outcome) {
           await health.record(candidate.healthId, outcome, now());
@@ -307,6 +349,12 @@ export function createRouter(deps: RouterDeps): Router {
       try {
         const value = await attempt(candidate, control);
         attempts.push(log(200, Date.now() - started));
+        // What is handed over now is a stream the caller reads at its own pace: STREAM_MAX_DURATION_MS bounds it from here.
+        clearTimeout(overall);
+        overall = setTimeout(
+          () => controller.abort(new DeadlineExceeded('stream max duration', `stream max duration (STREAM_MAX_DURATION_MS, ${config.streamMaxDurationMs} ms)`)),
+          Math.max(0, runStarted + config.streamMaxDurationMs - Date.now()),
+        );
         const at = now();
         const quota = upstreamHeaders && model.provider.readQuota?.(upstreamHeaders, at);
         // Always written: other requests may have recorded failures since this one's plan.
@@ -330,7 +378,9 @@ export function createRouter(deps: RouterDeps): Router {
         };
       } catch (error) {
         const failure = await fail(error);
-        attempts.push(log(failure.status ?? failure.kind, Date.now() - started));
+        attempts.push(log(failure.label, Date.now() - started));
+        // A bug of ours: a 500 with the error logged, not a provider failure.
+        if (failure.kind === 'internal') throw error instanceof BeforeRequest ? error.error : error;
         return { failure };
       }
     }
@@ -368,6 +418,8 @@ export function createRouter(deps: RouterDeps): Router {
         failed = failure;
         if (failure.retryAfterMs !== undefined) lastRetryAfterMs = failure.retryAfterMs;
         reasons.push(`${keyName(provider, choice.position, count)}: ${failure.reason}`);
+        if (failure.kind === 'unsupported') unsupported += 1;
+        if (failure.kind === 'deadline') break models;
         if (failure.kind === 'request') {
           throw invalidRequest(`${provider} rejected the request: ${failure.reason}`);
         }
@@ -387,6 +439,12 @@ export function createRouter(deps: RouterDeps): Router {
       }
     }
 
+    if (failed && unsupported === attempts.length && plan.skipped.length === 0) {
+      // Nobody failed: no candidate could take the request as it is.
+      throw invalidRequest(
+        plan.pinned ? `${plan.candidates[0]?.model.provider.id} ${failed.reason}` : `No model behind ${plan.target} can take this request: ${reasons.join('; ')}`,
+      );
+    }
     if (plan.pinned && failed && (failed.kind === 'request' || failed.kind === 'context_too_long')) {
       throw invalidRequest(`${plan.candidates[0]?.model.provider.id} rejected the request: ${failed.reason}`);
     }

@@ -1,4 +1,4 @@
-import { APICallError } from '@ai-sdk/provider';
+import { APICallError, InvalidPromptError, UnsupportedFunctionalityError } from '@ai-sdk/provider';
 import type { ErrorRule } from '../../providers/types.ts';
 import type { Redactor, RequestKeys } from '../http/redact.ts';
 
@@ -13,11 +13,16 @@ export type FailureKind =
   | 'model_unavailable' // the provider does not serve this model (any more)
   | 'context_too_long' // the request does not fit this model's context window
   | 'request' // the request itself is wrong; another provider would refuse it too
+  | 'deadline' // REQUEST_TIMEOUT_MS or STREAM_MAX_DURATION_MS ran out while the upstream was still answering
+  | 'unsupported' // this provider's mapping cannot express the request; another provider may
+  | 'internal' // a bug of ours, raised before anything was sent upstream
   | 'aborted'; // the caller went away
 
 export interface Failure {
   readonly kind: FailureKind;
   readonly status: number | undefined;
+  /** The attempt's outcome in X-Freeway-Attempts and the log: `429`, `timeout`, `200 then bad stream`. */
+  readonly label: number | string;
   /** Redacted, at most ~300 characters: `429 Rate limit reached`, `timeout`, `connection error`. */
   readonly reason: string;
   readonly retryAfterMs: number | undefined;
@@ -29,6 +34,38 @@ const MAX_REASON_LENGTH = 300;
 export class AttemptTimeout extends Error {
   override readonly name = 'AttemptTimeout';
 }
+
+/**
+ * Thrown into an attempt's AbortController when the whole request or stream ran
+ * out of time while the upstream was still answering: a bound of Freeway's, not
+ * the upstream's silence, so the key's health is left alone.
+ */
+export class DeadlineExceeded extends Error {
+  override readonly name = 'DeadlineExceeded';
+  /** `request timeout` or `stream max duration`; the message says which setting and its value. */
+  readonly label: string;
+  constructor(label: string, message: string) {
+    super(message);
+    this.label = label;
+  }
+}
+
+/** Wraps what an attempt threw before any HTTP request left for the upstream. */
+export class BeforeRequest extends Error {
+  override readonly name = 'BeforeRequest';
+  readonly error: unknown;
+  constructor(error: unknown) {
+    super(error instanceof Error ? error.message : String(error), { cause: error });
+    this.error = error;
+  }
+}
+
+/** The upstream answered more than MAX_RESPONSE_BYTES for a caller that did not stream. */
+export class ResponseTooLarge extends Error {
+  override readonly name = 'ResponseTooLarge';
+}
+
+export const AFTER_OK = '200 then bad stream';
 
 const contextTooLong = /context[ _-]?(length|window)|maximum context|too many tokens|prompt is too long|reduce the length|input is too long|exceeds the (maximum|max)/i;
 const modelUnavailable = /model.*(not found|does not exist|decommissioned|deprecated|not supported|unavailable|no endpoints|not available)|(unknown|invalid) model|no endpoints found/i;
@@ -100,16 +137,32 @@ export function classifyFailure(
   rules: readonly ErrorRule[] = [],
   now: number = Date.now(),
 ): Failure {
-  if (signalReason instanceof AttemptTimeout) {
-    return { kind: 'timeout', status: undefined, reason: 'timeout', retryAfterMs: undefined };
-  }
-  if (signalReason !== undefined || isAbort(error)) {
-    return { kind: 'aborted', status: undefined, reason: 'aborted', retryAfterMs: undefined };
+  const failure = (kind: FailureKind, label: number | string, reason: string, status?: number, retryAfterMs?: number): Failure => ({
+    kind,
+    status,
+    label,
+    reason: cut(redact(reason, keys)),
+    retryAfterMs,
+  });
+  if (signalReason instanceof DeadlineExceeded) return failure('deadline', signalReason.label, signalReason.message);
+  if (signalReason instanceof AttemptTimeout) return failure('timeout', 'timeout', 'timeout');
+  if (signalReason !== undefined || isAbort(error)) return failure('aborted', 'aborted', 'aborted');
+  if (error instanceof BeforeRequest) {
+    // Nothing reached the provider: whatever went wrong says nothing about its key.
+    const inner = error.error;
+    const message = inner instanceof Error ? inner.message : String(inner);
+    if (UnsupportedFunctionalityError.isInstance(inner) || InvalidPromptError.isInstance(inner)) {
+      return failure('unsupported', 'unsupported', `cannot take this request: ${message}`);
+    }
+    return failure('internal', 'internal error', `internal error: ${message}`);
   }
   if (APICallError.isInstance(error)) {
     const status = error.statusCode;
-    if (status === undefined) {
-      return { kind: 'connection', status: undefined, reason: 'connection error', retryAfterMs: undefined };
+    if (status === undefined) return failure('connection', 'connection', 'connection error');
+    if (status >= 200 && status < 300) {
+      // The AI SDK's "Failed to process successful response": say what was wrong with it.
+      const cause = error.cause instanceof Error ? error.cause.message : error.message;
+      return failure('bad_response', AFTER_OK, `${AFTER_OK}: ${cause}`, status);
     }
     const message = error.message || error.responseBody || '';
     const body = error.responseBody ?? '';
@@ -125,13 +178,35 @@ export function classifyFailure(
           : retryAfterFromHeaders(headers, now) ?? retryAfterFromText(body) ?? retryAfterFromText(message);
     }
     const text = looksLikeHtml(message) ? 'non-JSON error page' : message;
-    return { kind, status, reason: cut(redact(`${status} ${text}`, keys)), retryAfterMs };
+    return failure(kind, status, `${status} ${text}`, status, retryAfterMs);
   }
   if (error instanceof TypeError && /fetch failed|terminated|socket|ECONN|network/i.test(error.message)) {
-    return { kind: 'connection', status: undefined, reason: 'connection error', retryAfterMs: undefined };
+    return failure('connection', 'connection', 'connection error');
+  }
+  const event = errorEventMessage(error);
+  if (event !== undefined) {
+    // An error event in an answer that had started with HTTP 200 (`data: {"error": {...}}`).
+    const kind = quota.test(event) ? 'rate_limited' : 'server';
+    return failure(kind, `200 then error event`, `error event: ${event}`, undefined, kind === 'rate_limited' ? retryAfterFromText(event) : undefined);
   }
   const message = error instanceof Error ? error.message : String(error);
-  return { kind: 'bad_response', status: undefined, reason: cut(redact(`invalid response: ${message}`, keys)), retryAfterMs: undefined };
+  return failure('bad_response', AFTER_OK, `${AFTER_OK}: ${message}`);
+}
+
+/** The message of an upstream's error event, which the AI SDK passes on as the plain object it parsed. */
+function errorEventMessage(error: unknown): string | undefined {
+  if (error === null || typeof error !== 'object' || error instanceof Error) {
+    return typeof error === 'string' && error !== '' ? error : undefined;
+  }
+  const body = error as { message?: unknown; error?: unknown };
+  if (typeof body.message === 'string') return body.message;
+  if (typeof body.error === 'string') return body.error;
+  if (body.error !== null && typeof body.error === 'object') return errorEventMessage(body.error);
+  try {
+    return JSON.stringify(error).slice(0, MAX_REASON_LENGTH);
+  } catch {
+    return undefined;
+  }
 }
 
 function looksLikeHtml(text: string): boolean {

@@ -4,6 +4,7 @@ import type { FetchFunction } from '../../providers/types.ts';
 import { noUsage, reportedUsage } from '../../providers/usage.ts';
 import { assertFinished, isFirstOutput } from '../api/chat/stream.ts';
 import type { AttemptControl, Candidate } from './router.ts';
+import { BeforeRequest, ResponseTooLarge } from './upstream-errors.ts';
 
 /** Everything an attempt needs except the abort signal, built once per request by a client API's mapping. */
 export type CallOptions = Omit<LanguageModelV4CallOptions, 'abortSignal'>;
@@ -19,8 +20,32 @@ export interface OpenedStream {
 /** The AI SDK model behind a catalog model; built once, on first use, and shared by every request. */
 export type ModelSource = (model: CatalogModel) => Promise<LanguageModelV4>;
 
-export function createModelSource(baseURLs: ReadonlyMap<string, string>, fetch: FetchFunction | undefined): ModelSource {
+/**
+ * The abort signals of attempts whose HTTP request has been started. An error
+ * raised before that (the AI SDK refusing the prompt, a bug in a mapping) says
+ * nothing about the provider, and must not count against its key.
+ */
+const requested = new WeakSet<AbortSignal>();
+
+function trackRequests(fetch: FetchFunction | undefined): FetchFunction {
+  return ((input: Parameters<FetchFunction>[0], init?: RequestInit) => {
+    if (init?.signal) requested.add(init.signal);
+    return (fetch ?? globalThis.fetch)(input, init);
+  }) as FetchFunction;
+}
+
+/** Runs `start` (building and sending the upstream request); what it throws before the request left is wrapped in BeforeRequest. */
+async function beginCall<T>(control: AttemptControl, start: () => Promise<T>): Promise<T> {
+  try {
+    return await start();
+  } catch (error) {
+    throw requested.has(control.signal) ? error : new BeforeRequest(error);
+  }
+}
+
+export function createModelSource(baseURLs: ReadonlyMap<string, string>, upstreamFetch: FetchFunction | undefined): ModelSource {
   const models = new Map<string, Promise<LanguageModelV4>>();
+  const fetch = trackRequests(upstreamFetch);
   return (entry) => {
     let model = models.get(entry.id);
     if (!model) {
@@ -57,8 +82,7 @@ function callOptions(call: UpstreamCall, candidate: Candidate, control: AttemptC
 }
 
 export async function openStream(call: UpstreamCall, candidate: Candidate, control: AttemptControl): Promise<OpenedStream> {
-  const model = await call.models(candidate.model);
-  const { stream, response } = await model.doStream(callOptions(call, candidate, control));
+  const { stream, response } = await beginCall(control, async () => (await call.models(candidate.model)).doStream(callOptions(call, candidate, control)));
   if (response?.headers) control.responseHeaders(response.headers);
   const reader = stream.getReader();
   const head: LanguageModelV4StreamPart[] = [];
@@ -86,8 +110,17 @@ export interface Collected {
   readonly usage: LanguageModelV4Usage;
 }
 
-/** Reads a whole stream into one result, for callers that did not ask to stream. Usage is what the upstream reported. */
-export async function collectStream(opened: OpenedStream, control: AttemptControl): Promise<Collected> {
+/**
+ * Reads a whole stream into one result, for callers that did not ask to stream.
+ * Usage is what the upstream reported. More than `maxBytes` of answer (UTF-8
+ * text, reasoning and tool-call arguments) fails the attempt as a bad upstream response.
+ */
+export async function collectStream(opened: OpenedStream, control: AttemptControl, maxBytes: number): Promise<Collected> {
+  let bytes = 0;
+  const grow = (piece: string): void => {
+    bytes += Buffer.byteLength(piece);
+    if (bytes > maxBytes) throw new ResponseTooLarge(`the answer is larger than MAX_RESPONSE_BYTES (${maxBytes} bytes)`);
+  };
   let text = '';
   let reasoning = '';
   const toolCalls: LanguageModelV4Content[] = [];
@@ -96,10 +129,16 @@ export async function collectStream(opened: OpenedStream, control: AttemptContro
   const take = (part: LanguageModelV4StreamPart): void => {
     switch (part.type) {
       case 'text-delta':
+        grow(part.delta);
         text += part.delta;
         break;
       case 'reasoning-delta':
+        grow(part.delta);
         reasoning += part.delta;
+        break;
+      case 'tool-input-delta':
+        // The AI SDK gathers these into the tool call: they take memory before it arrives.
+        grow(part.delta);
         break;
       case 'tool-call':
         toolCalls.push(part);
@@ -113,12 +152,17 @@ export async function collectStream(opened: OpenedStream, control: AttemptContro
         throw part.error;
     }
   };
-  for (const part of opened.head) take(part);
-  for (;;) {
-    const { done, value } = await opened.reader.read();
-    if (done) break;
-    control.output();
-    take(value);
+  try {
+    for (const part of opened.head) take(part);
+    for (;;) {
+      const { done, value } = await opened.reader.read();
+      if (done) break;
+      control.output();
+      take(value);
+    }
+  } catch (error) {
+    opened.reader.cancel().catch(() => {});
+    throw error;
   }
   if (!finishReason) throw new Error('the upstream stream ended without a finish reason');
   const content: LanguageModelV4Content[] = [];
@@ -136,15 +180,14 @@ export async function collectStream(opened: OpenedStream, control: AttemptContro
  */
 export async function generate(call: UpstreamCall, candidate: Candidate, control: AttemptControl): Promise<Collected> {
   control.whole();
-  const model = await call.models(candidate.model);
-  const result = await model.doGenerate(callOptions(call, candidate, control));
+  const result = await beginCall(control, async () => (await call.models(candidate.model)).doGenerate(callOptions(call, candidate, control)));
   if (result.response?.headers) control.responseHeaders(result.response.headers);
   assertFinished(result.finishReason);
   return { content: result.content, finishReason: result.finishReason, usage: reportedUsage(result.usage) };
 }
 
 /** The whole answer of one attempt, for a caller that did not ask to stream. */
-export async function collect(call: UpstreamCall, candidate: Candidate, control: AttemptControl): Promise<Collected> {
+export async function collect(call: UpstreamCall, candidate: Candidate, control: AttemptControl, maxBytes: number): Promise<Collected> {
   if (candidate.model.provider.usageInStreams === false) return generate(call, candidate, control);
-  return collectStream(await openStream(call, candidate, control), control);
+  return collectStream(await openStream(call, candidate, control), control, maxBytes);
 }

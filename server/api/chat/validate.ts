@@ -1,5 +1,6 @@
 import type { ErrorObject } from 'ajv';
 import { invalidRequest } from '../../http/errors.ts';
+import { assertSchemaDepth } from '../json-depth.ts';
 import validateChatRequest from './generated/validate-chat-request.js';
 import type { ChatRequest } from './types.ts';
 
@@ -61,5 +62,7 @@ export function parseChatRequest(body: unknown): ChatRequest {
     throw invalidRequest(error ? `Validation failed: ${fieldOf(error)}: ${detailOf(error)}` : 'Validation failed: body: is invalid');
   }
   if (body.n != null && body.n > 1) throw invalidRequest('Validation failed: n: only n = 1 is supported');
+  body.tools?.forEach((tool, index) => assertSchemaDepth(tool.function.parameters, `tools.${index}.function.parameters`));
+  if (body.response_format?.type === 'json_schema') assertSchemaDepth(body.response_format.json_schema, 'response_format.json_schema');
   return body;
 }

@@ -1,4 +1,5 @@
 import { invalidRequest } from '../../http/errors.ts';
+import { assertSchemaDepth } from '../json-depth.ts';
 import type { FunctionTool, InputItem, InputText, InputImage, MessageItem, ResponsesRequest, TextFormat, ToolChoice } from './types.ts';
 
 /**
@@ -71,6 +72,7 @@ function parseTools(value: unknown): FunctionTool[] {
     if (!toolName.test(name)) fail(`${field}.name`, 'must be 1 to 64 letters, digits, underscores or dashes');
     const parameters = tool.parameters ?? null;
     if (parameters !== null && !isObject(parameters)) fail(`${field}.parameters`, `must be object, not ${typeName(parameters)}`);
+    assertSchemaDepth(parameters, `${field}.parameters`);
     const description = optionalString(tool.description, `${field}.description`);
     const result: FunctionTool = { type: 'function', name, parameters, strict: optionalBoolean(tool.strict, `${field}.strict`) ?? null };
     if (description !== undefined) result.description = description;
@@ -101,6 +103,7 @@ function parseTextFormat(value: unknown): TextFormat {
     case 'json_schema': {
       const schema = format.schema;
       if (!isObject(schema)) fail('text.format.schema', schema === undefined ? 'is required' : `must be object, not ${typeName(schema)}`);
+      assertSchemaDepth(schema, 'text.format.schema');
       const result: TextFormat = { type: 'json_schema', name: string(format.name, 'text.format.name'), schema };
       const description = optionalString(format.description, 'text.format.description');
       if (description !== undefined) result.description = description;
