@@ -394,6 +394,25 @@ describe('two Freeway instances on one Redis', function () {
       expect(await peek.pttl(turn)).to.be.within(HEALTH_TIMINGS.forgetAfterMs - 5_000, HEALTH_TIMINGS.forgetAfterMs);
     });
 
+    it('a 17th key, an empty entry or a repeated key is the same 400 on every instance, and nothing reaches Redis or the upstream', async () => {
+      const many = Array.from({ length: 17 }, (_, i) => `gsk_RefusedPoolKey${String(i).padStart(2, '0')}abcdefghij`);
+      const cases: Array<[string, string]> = [
+        [many.join(','), 'X-Groq-Key: key 17 is one too many; at most 16 keys are allowed.'],
+        [`${many[0]},,${many[1]}`, 'X-Groq-Key: key 2 is empty.'],
+        [`${many[0]}, ${many[1]}, ${many[0]}`, 'X-Groq-Key: key 3 repeats key 1.'],
+      ];
+      const turnsBefore = (await peek.keys('freeway:turn:*')).sort();
+      for (const [value, message] of cases) {
+        for (const instance of [a, b]) {
+          const res = await postChat(instance.url, hello('free:auto'), { [headerFor('groq')]: value, ...freshIp() });
+          expect(res.status).to.equal(400);
+          expect(res.json.error).to.deep.equal({ message, type: 'invalid_request_error', code: 400 });
+        }
+      }
+      expect(groq.requests).to.have.length(0);
+      expect((await peek.keys('freeway:turn:*')).sort()).to.deep.equal(turnsBefore);
+    });
+
     it('a 429 on key 1 through A: the same model answers with key 2, and B leaves key 1 out', async () => {
       groq.handle(byKey(faults.rateLimited(45), faults.ok('from key 2')));
       const first = await postChat(a.url, hello('free:auto'), { ...pool, ...freshIp() });
