@@ -12,7 +12,7 @@ import OpenAI from 'openai';
 import { z } from 'zod';
 import { startFreeway, type RunningFreeway } from './support/freeway.ts';
 import { keyHeaders } from './support/keys.ts';
-import { openAIText, openAIToolCall, startUpstream, type FakeUpstream, type SeenRequest, type UpstreamHandler } from './support/upstream.ts';
+import { openAISSE, openAIText, openAIToolCall, startUpstream, usage, type FakeUpstream, type SeenRequest, type UpstreamHandler } from './support/upstream.ts';
 
 type Message = { role: string; content: unknown; tool_calls?: unknown; tool_call_id?: string };
 const messagesOf = (request: SeenRequest | undefined): Message[] => (request?.body?.messages ?? []) as Message[];
@@ -105,6 +105,49 @@ describe('POST /v1/responses with the AI SDK and @openai/agents', function () {
       expect(second[1]?.tool_calls).to.deep.equal([{ id: 'call_1', type: 'function', function: { name: 'weather', arguments: '{"city":"Paris"}' } }]);
       expect(second[2]).to.deep.include({ tool_call_id: 'call_1' });
       expect(String(second[2]?.content)).to.include('Sunny, 21 degrees');
+    });
+
+    describe('a step that says something before its tool call', function () {
+      /** "Let me check." and a tool call in one answer, then the final text. */
+      const textAndCall: UpstreamHandler = (req, res) => {
+        if (messagesOf(req).some((message) => message.role === 'tool')) {
+          openAIText(res, 'Sunny in Paris.', req);
+          return;
+        }
+        openAISSE(res, [
+          { choices: [{ index: 0, delta: { role: 'assistant', content: 'Let me check.' }, finish_reason: null }] },
+          { choices: [{ index: 0, delta: { tool_calls: [{ index: 0, id: 'call_7', type: 'function', function: { name: 'weather', arguments: '{"city":"Paris"}' } }] }, finish_reason: null }] },
+          { choices: [{ index: 0, delta: {}, finish_reason: 'tool_calls' }], usage },
+        ]);
+      };
+      const weather = tool({ inputSchema: z.object({ city: z.string() }), execute: async () => 'Sunny' });
+
+      it('with store: false the AI SDK sends the whole message back and the run completes', async function () {
+        upstream.handle(textAndCall);
+        const result = await generateText({
+          model: freewayProvider()('free:tool-use'),
+          providerOptions: { openai: { store: false } },
+          tools: { weather },
+          stopWhen: stepCountIs(3),
+          prompt: 'Weather in Paris?',
+        });
+        expect(result.text).to.equal('Sunny in Paris.');
+        const second = messagesOf(upstream.requests[1]);
+        expect(second[1]).to.deep.include({ role: 'assistant', content: 'Let me check.' });
+        expect(second[1]?.tool_calls).to.have.length(1);
+      });
+
+      it("with the AI SDK's default it refers to the stored message by id, which Freeway refuses by name", async function () {
+        upstream.handle(textAndCall);
+        let message = '';
+        try {
+          await generateText({ model: freewayProvider()('free:tool-use'), tools: { weather }, stopWhen: stepCountIs(3), prompt: 'Weather in Paris?', maxRetries: 0 });
+        } catch (error) {
+          message = (error as Error).message;
+        }
+        expect(message).to.include('Freeway keeps no state').and.include('providerOptions.openai.store');
+        expect(upstream.requests).to.have.length(1);
+      });
     });
 
     it('streamText with a tool streams the call, runs it and streams the answer', async function () {
