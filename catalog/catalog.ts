@@ -49,6 +49,9 @@ const aliasCapabilities: ReadonlyArray<readonly [string, Capability | undefined]
   ['free:tool-use', 'tool-use'],
 ];
 
+/** Every alias id, `free:auto` first. */
+export const aliasIds: readonly string[] = aliasCapabilities.map(([id]) => id);
+
 export function isAlias(entry: Alias | CatalogModel): entry is Alias {
   return 'models' in entry;
 }

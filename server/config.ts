@@ -1,7 +1,16 @@
 import { randomBytes } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import express from 'express';
+import { aliasIds } from '../catalog/catalog.ts';
 import type { ProviderPlugin } from '../providers/types.ts';
+
+/** One `glob=target` pair of `ANTHROPIC_MODEL_MAP`, its glob compiled once. */
+export interface ModelMapping {
+  readonly glob: string;
+  readonly pattern: RegExp;
+  /** A catalog id or alias. */
+  readonly target: string;
+}
 
 export interface Config {
   readonly host: string;
@@ -44,6 +53,8 @@ export interface Config {
   /** Where rate-limit windows and provider health are shared; in memory when absent. */
   readonly redisUrl: string | undefined;
   readonly logLevel: string;
+  /** Messages API model names (Claude's) -> catalog ids, first match wins. */
+  readonly anthropicModelMap: readonly ModelMapping[];
 }
 
 /** As Express takes it: trust every hop (true), none (false), a hop count, or addresses, subnets and names. */
@@ -110,6 +121,35 @@ function checkRedisUrl(raw: string): void {
   if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') throw new Error('REDIS_URL must start with redis:// or rediss://');
 }
 
+const DEFAULT_MODEL_MAP = '*haiku*=free:fast,claude-*=free:tool-use';
+
+/** `*` matches any run of characters, `?` one; everything else is literal. Whole-name, case-sensitive. */
+function globPattern(glob: string): RegExp {
+  const source = glob.replace(/[.+^${}()|[\]\\]/g, '\\$&').replaceAll('*', '.*').replaceAll('?', '.');
+  return new RegExp(`^${source}$`);
+}
+
+function parseModelMap(raw: string, plugins: readonly ProviderPlugin[]): ModelMapping[] {
+  const known = new Set<string>(aliasIds);
+  for (const plugin of plugins) for (const model of plugin.models) known.add(`${plugin.id}/${model.id}`);
+  const mappings: ModelMapping[] = [];
+  for (const pair of raw.split(',')) {
+    const entry = pair.trim();
+    if (entry === '') continue;
+    const at = entry.indexOf('=');
+    const glob = at === -1 ? '' : entry.slice(0, at).trim();
+    const target = at === -1 ? '' : entry.slice(at + 1).trim();
+    if (glob === '' || target === '') {
+      throw new Error(`ANTHROPIC_MODEL_MAP must be comma-separated glob=target pairs such as claude-*=free:tool-use, got "${entry}"`);
+    }
+    if (!known.has(target)) {
+      throw new Error(`ANTHROPIC_MODEL_MAP maps ${glob} to ${target}, which is not a model or alias of the catalog (GET /v1/models lists them)`);
+    }
+    mappings.push({ glob, pattern: globPattern(glob), target });
+  }
+  return mappings;
+}
+
 export function loadConfig(env: Env, plugins: readonly ProviderPlugin[]): Config {
   const baseURLs = new Map<string, string>();
   for (const plugin of plugins) {
@@ -154,5 +194,6 @@ export function loadConfig(env: Env, plugins: readonly ProviderPlugin[]): Config
     workers: workerCount(env.WORKERS),
     redisUrl,
     logLevel: env.LOG_LEVEL || 'info',
+    anthropicModelMap: parseModelMap(env.ANTHROPIC_MODEL_MAP ?? DEFAULT_MODEL_MAP, plugins),
   };
 }
