@@ -11,6 +11,12 @@ export interface ModelSpec {
   readonly contextWindow: number;
   /** Still listed and pinnable, never picked by an alias. */
   readonly deprecated?: boolean;
+  /**
+   * Takes the AI SDK's `reasoning` call option (an effort level), which the
+   * provider's SDK turns into its own setting. Freeway sends it only to these
+   * models: elsewhere an unknown reasoning field can make the upstream refuse.
+   */
+  readonly reasoningEffort?: boolean;
 }
 
 export type FetchFunction = typeof globalThis.fetch;

@@ -15,7 +15,7 @@ const cerebras: ProviderPlugin = {
     { id: 'llama-3.1-8b', capabilities: ['fast', 'tool-use', 'long-context'], contextWindow: 131072 },
     { id: 'qwen3-32b', capabilities: ['fast', 'reasoning', 'tool-use', 'long-context'], contextWindow: 131072 },
     { id: 'qwen3-235b', capabilities: ['reasoning', 'tool-use'], contextWindow: 32768 },
-    { id: 'gpt-oss-120b', capabilities: ['fast', 'reasoning', 'tool-use', 'long-context'], contextWindow: 131072 },
+    { id: 'gpt-oss-120b', capabilities: ['fast', 'reasoning', 'tool-use', 'long-context'], contextWindow: 131072, reasoningEffort: true },
     { id: 'zai-glm-4.7', capabilities: ['reasoning', 'tool-use', 'long-context'], contextWindow: 262144, deprecated: true },
   ],
   authHeaders: bearerAuth,

@@ -9,9 +9,9 @@ const google: ProviderPlugin = {
   baseURL: 'https://generativelanguage.googleapis.com/v1beta',
   priority: 30,
   models: [
-    { id: 'gemini-2.5-flash', capabilities: ['fast', 'vision', 'tool-use', 'long-context'], contextWindow: 1048576 },
+    { id: 'gemini-2.5-flash', capabilities: ['fast', 'vision', 'tool-use', 'long-context'], contextWindow: 1048576, reasoningEffort: true },
     { id: 'gemini-2.5-flash-lite', capabilities: ['fast', 'tool-use', 'long-context'], contextWindow: 1048576 },
-    { id: 'gemini-2.5-pro', capabilities: ['reasoning', 'vision', 'tool-use', 'long-context'], contextWindow: 1048576 },
+    { id: 'gemini-2.5-pro', capabilities: ['reasoning', 'vision', 'tool-use', 'long-context'], contextWindow: 1048576, reasoningEffort: true },
     { id: 'gemini-3.6-flash', capabilities: ['fast', 'vision', 'tool-use', 'long-context'], contextWindow: 1048576, deprecated: true },
     { id: 'gemini-3.5-flash', capabilities: ['fast', 'vision', 'tool-use', 'long-context'], contextWindow: 1048576, deprecated: true },
   ],

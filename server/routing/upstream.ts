@@ -75,6 +75,7 @@ function callOptions(call: UpstreamCall, candidate: Candidate, control: AttemptC
   const { provider } = candidate.model;
   return {
     ...call.options,
+    reasoning: candidate.model.spec.reasoningEffort === true ? call.options.reasoning : undefined,
     headers: provider.authHeaders(candidate.key),
     abortSignal: control.signal,
     providerOptions: call.user === undefined ? undefined : { [provider.id]: { user: call.user } },
