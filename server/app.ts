@@ -22,6 +22,9 @@ import { responsesApi } from './api/responses/index.ts';
 import { completionRoute } from './api/completion.ts';
 import { health } from './api/health.ts';
 import { listModels, retrieveModel } from './api/models.ts';
+import { anthropicErrors, speaksAnthropic } from './api/messages/errors.ts';
+import { countTokens, messagesApi, modelResolver } from './api/messages/index.ts';
+import { anthropicModels } from './api/messages/models.ts';
 
 export interface AppDeps {
   readonly config: Config;
@@ -71,6 +74,11 @@ export function createApp(deps: AppDeps): FreewayApp {
     maxResponseBytes: config.maxResponseBytes,
     clientStallTimeoutMs: config.clientStallTimeoutMs,
   };
+  const resolveClaudeModel = modelResolver(catalog, config.anthropicModelMap);
+  const claudeModels = anthropicModels(catalog, Math.floor(Date.now() / 1000));
+  /** `GET /v1/models` serves OpenAI's shape, or Anthropic's to clients that send `anthropic-version`. */
+  const byApi = (anthropic: RequestHandler, openai: RequestHandler): RequestHandler => (req, res, next) =>
+    speaksAnthropic(req.headers) ? anthropic(req, res, next) : openai(req, res, next);
 
   const app = express();
   app.disable('x-powered-by');
@@ -93,13 +101,16 @@ export function createApp(deps: AppDeps): FreewayApp {
       maxAge: 600,
     }),
   );
+  // Before the rate limit and the body reader, so that their errors too are in Anthropic's shape.
+  app.use('/v1/messages', anthropicErrors());
+  app.use('/v1/models', anthropicErrors(speaksAnthropic));
   app.use('/v1', rateLimit);
 
   app.get('/health', health(readKeys, healthStore, hashKey, deps.now));
   app.all('/health', methodNotAllowed('GET, HEAD'));
-  app.get('/v1/models', listModels(catalog));
+  app.get('/v1/models', byApi(claudeModels.list, listModels(catalog)));
   app.all('/v1/models', methodNotAllowed('GET, HEAD'));
-  app.get('/v1/models/*id', retrieveModel(catalog));
+  app.get('/v1/models/*id', byApi(claudeModels.retrieve, retrieveModel(catalog)));
   app.all('/v1/models/*id', methodNotAllowed('GET, HEAD'));
   app.post(
     '/v1/chat/completions',
@@ -109,6 +120,10 @@ export function createApp(deps: AppDeps): FreewayApp {
   app.all('/v1/chat/completions', methodNotAllowed('POST'));
   app.post('/v1/responses', jsonBody(config.bodyLimitBytes, config.bodyLimit), completionRoute(responsesApi, completions));
   app.all('/v1/responses', methodNotAllowed('POST'));
+  app.post('/v1/messages', jsonBody(config.bodyLimitBytes, config.bodyLimit), completionRoute(messagesApi(resolveClaudeModel), completions));
+  app.all('/v1/messages', methodNotAllowed('POST'));
+  app.post('/v1/messages/count_tokens', jsonBody(config.bodyLimitBytes, config.bodyLimit), countTokens(catalog, resolveClaudeModel));
+  app.all('/v1/messages/count_tokens', methodNotAllowed('POST'));
 
   app.use((req) => {
     throw new HttpError(404, 'invalid_request_error', `Unknown route: ${req.method} ${clip(req.path)}`);

@@ -1,0 +1,48 @@
+import type { Request, RequestHandler, Response } from 'express';
+import type { Catalog } from '../../../catalog/catalog.ts';
+import type { ModelMapping } from '../../config.ts';
+import { HttpError } from '../../http/errors.ts';
+import type { ClientApi } from '../completion.ts';
+import { estimateInputTokens } from './count-tokens.ts';
+import { requiredCapabilities, toCallOptions } from './request.ts';
+import { toMessage } from './response.ts';
+import { messagesStream } from './stream.ts';
+import type { MessagesRequest } from './types.ts';
+import { parseMessagesRequest } from './validate.ts';
+
+/**
+ * The catalog id a `model` of a Messages request stands for: a catalog id or
+ * alias as it is, else the target of the first `ANTHROPIC_MODEL_MAP` glob it
+ * matches (Claude's names, which agents send by default), else itself (a 404).
+ */
+export function modelResolver(catalog: Catalog, mappings: readonly ModelMapping[]): (model: string) => string {
+  return (model) => {
+    if (catalog.byId.has(model)) return model;
+    for (const mapping of mappings) if (mapping.pattern.test(model)) return mapping.target;
+    return model;
+  };
+}
+
+/** Anthropic's Messages API, `POST /v1/messages`. */
+export function messagesApi(resolve: (model: string) => string): ClientApi<MessagesRequest> {
+  return {
+    parse: (body) => parseMessagesRequest(body),
+    target: (request) => resolve(request.model),
+    callOptions: toCallOptions,
+    needs: requiredCapabilities,
+    stream: (request) => request.stream === true,
+    user: (request) => request.metadata?.user_id ?? undefined,
+    respond: (result, request) => toMessage(result, request.model),
+    openStream: messagesStream,
+  };
+}
+
+/** `POST /v1/messages/count_tokens`: `{input_tokens}`, estimated here without any upstream call. */
+export function countTokens(catalog: Catalog, resolve: (model: string) => string): RequestHandler {
+  return (req: Request, res: Response) => {
+    const request = parseMessagesRequest(req.body, true);
+    const target = resolve(request.model);
+    if (!catalog.byId.has(target)) throw new HttpError(404, 'invalid_request_error', `Unknown model: ${request.model}. GET /v1/models lists the models.`);
+    res.json({ input_tokens: estimateInputTokens(request) });
+  };
+}

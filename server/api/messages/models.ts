@@ -1,0 +1,81 @@
+import type { Request, RequestHandler, Response } from 'express';
+import type { Catalog } from '../../../catalog/catalog.ts';
+import { HttpError, invalidRequest } from '../../http/errors.ts';
+
+const DEFAULT_LIMIT = 20;
+const MAX_LIMIT = 1000;
+
+interface AnthropicModels {
+  /** `GET /v1/models` for a client that sent `anthropic-version`. */
+  readonly list: RequestHandler;
+  /** `GET /v1/models/{id}` for such a client. */
+  readonly retrieve: RequestHandler;
+}
+
+function pageParams(req: Request): { limit: number; afterId: string | null; beforeId: string | null } {
+  const at = req.originalUrl.indexOf('?');
+  const query = new URLSearchParams(at === -1 ? '' : req.originalUrl.slice(at + 1));
+  const rawLimit = query.get('limit');
+  const limit = rawLimit === null ? DEFAULT_LIMIT : Number(rawLimit);
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) throw invalidRequest(`Validation failed: limit: must be an integer from 1 to ${MAX_LIMIT}`);
+  return { limit, afterId: query.get('after_id'), beforeId: query.get('before_id') };
+}
+
+/**
+ * Anthropic's model list and model objects (`type: "model"`), built once at
+ * start-up: the aliases first, then every concrete model, in the order of the
+ * OpenAI list. Pages follow Anthropic's `limit` (default 20, at most 1000),
+ * `after_id` and `before_id`.
+ */
+export function anthropicModels(catalog: Catalog, created: number): AnthropicModels {
+  const createdAt = new Date(created * 1000).toISOString().replace('.000Z', 'Z');
+  const info = (id: string, displayName: string, maxInputTokens: number | null, deprecated: boolean): string =>
+    JSON.stringify({
+      type: 'model',
+      id,
+      display_name: displayName,
+      created_at: createdAt,
+      capabilities: null,
+      deprecated_at: null,
+      lifecycle: deprecated ? 'deprecated' : 'active',
+      line: null,
+      max_input_tokens: maxInputTokens,
+      max_tokens: null,
+      retires_at: null,
+    });
+  const ids: string[] = [];
+  const bodies = new Map<string, string>();
+  for (const alias of catalog.aliases) {
+    ids.push(alias.id);
+    bodies.set(alias.id, info(alias.id, `${alias.id} (Freeway alias)`, null, false));
+  }
+  for (const model of catalog.models) {
+    ids.push(model.id);
+    bodies.set(model.id, info(model.id, `${model.provider.name} ${model.spec.id}`, model.spec.contextWindow, model.spec.deprecated === true));
+  }
+  const positions = new Map(ids.map((id, index) => [id, index]));
+
+  return {
+    list(req: Request, res: Response) {
+      const { limit, afterId, beforeId } = pageParams(req);
+      let from = 0;
+      let to = ids.length;
+      if (afterId !== null) from = (positions.get(afterId) ?? ids.length - 1) + 1;
+      if (beforeId !== null) {
+        to = positions.get(beforeId) ?? 0;
+        from = Math.max(from, to - limit);
+      }
+      const end = Math.min(to, from + limit);
+      const page = ids.slice(from, Math.max(from, end));
+      const body = `{"data":[${page.map((id) => bodies.get(id)).join(',')}],"has_more":${beforeId !== null ? from > 0 : end < to},"first_id":${JSON.stringify(page[0] ?? null)},"last_id":${JSON.stringify(page.at(-1) ?? null)}}`;
+      res.type('application/json').send(body);
+    },
+    retrieve(req: Request, res: Response) {
+      const segments = (req.params as Record<string, string | string[]>).id;
+      const id = Array.isArray(segments) ? segments.join('/') : String(segments);
+      const body = bodies.get(id);
+      if (body === undefined) throw new HttpError(404, 'invalid_request_error', `Unknown model: ${id}. GET /v1/models lists the models.`);
+      res.type('application/json').send(body);
+    },
+  };
+}

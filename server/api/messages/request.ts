@@ -1,0 +1,206 @@
+import type {
+  LanguageModelV4CallOptions,
+  LanguageModelV4FilePart,
+  LanguageModelV4FunctionTool,
+  LanguageModelV4Prompt,
+  LanguageModelV4TextPart,
+  LanguageModelV4ToolCallPart,
+  LanguageModelV4ToolChoice,
+  LanguageModelV4ToolResultPart,
+} from '@ai-sdk/provider';
+import type { Capability } from '../../../providers/types.ts';
+import type { CallOptions } from '../../routing/upstream.ts';
+import type { DocumentBlock, ImageBlock, MessagesRequest, TextBlock, ToolChoice } from './types.ts';
+
+/**
+ * Freeway's tool_use ids are the upstream's call ids behind Anthropic's `toolu_`
+ * prefix; the prefix comes off again on the way back, so a provider that checks
+ * the ids it issued (Mistral's are 9 characters) sees its own.
+ */
+export const TOOL_ID_PREFIX = 'toolu_';
+
+export const toToolUseId = (upstreamId: string): string => (upstreamId.startsWith(TOOL_ID_PREFIX) ? upstreamId : TOOL_ID_PREFIX + upstreamId);
+
+const toUpstreamId = (id: string): string => (id.startsWith(TOOL_ID_PREFIX) && id.length > TOOL_ID_PREFIX.length ? id.slice(TOOL_ID_PREFIX.length) : id);
+
+function joinText(content: string | readonly TextBlock[]): string {
+  if (typeof content === 'string') return content;
+  let text = '';
+  for (const block of content) text += text === '' ? block.text : `\n\n${block.text}`;
+  return text;
+}
+
+function imagePart(block: ImageBlock): LanguageModelV4FilePart {
+  const { source } = block;
+  if (source.type === 'base64') return { type: 'file', mediaType: source.media_type, data: { type: 'data', data: source.data } };
+  return { type: 'file', mediaType: 'image/*', data: { type: 'url', url: new URL(source.url) } };
+}
+
+/** Text documents (the only kind validation lets through) as the text a model reads. */
+function documentParts(block: DocumentBlock): Array<LanguageModelV4TextPart | LanguageModelV4FilePart> {
+  const parts: Array<LanguageModelV4TextPart | LanguageModelV4FilePart> = [];
+  const heading = [block.title, block.context].filter((line): line is string => typeof line === 'string' && line !== '').join('\n');
+  if (heading !== '') parts.push({ type: 'text', text: heading });
+  const { source } = block;
+  if (source.type === 'text') parts.push({ type: 'text', text: source.data });
+  else if (source.type === 'content') {
+    if (typeof source.content === 'string') parts.push({ type: 'text', text: source.content });
+    else for (const inner of source.content) parts.push(inner.type === 'text' ? { type: 'text', text: inner.text } : imagePart(inner));
+  }
+  return parts;
+}
+
+function toPrompt(request: MessagesRequest): LanguageModelV4Prompt {
+  const prompt: LanguageModelV4Prompt = [];
+  if (request.system !== undefined && request.system !== null) {
+    const system = joinText(request.system);
+    if (system !== '') prompt.push({ role: 'system', content: system });
+  }
+  // Tool results name their tool by the id of the call; Gemini needs the name too.
+  const toolNames = new Map<string, string>();
+  for (const message of request.messages) {
+    if (message.role === 'system') {
+      prompt.push({ role: 'system', content: joinText(message.content) });
+      continue;
+    }
+    if (typeof message.content === 'string') {
+      if (message.role === 'user') prompt.push({ role: 'user', content: [{ type: 'text', text: message.content }] });
+      else prompt.push({ role: 'assistant', content: [{ type: 'text', text: message.content }] });
+      continue;
+    }
+    if (message.role === 'assistant') {
+      const content: Array<LanguageModelV4TextPart | LanguageModelV4ToolCallPart> = [];
+      for (const block of message.content) {
+        if (block.type === 'text') content.push({ type: 'text', text: block.text });
+        else if (block.type === 'tool_use') {
+          const id = toUpstreamId(block.id);
+          toolNames.set(id, block.name);
+          content.push({ type: 'tool-call', toolCallId: id, toolName: block.name, input: block.input });
+        }
+        // Thinking blocks are the private reasoning of whichever model wrote them: not sent on.
+      }
+      if (content.length > 0) prompt.push({ role: 'assistant', content });
+      continue;
+    }
+    // A user turn: its tool results become a tool message first (they answer the
+    // previous assistant turn), then the rest, with images from tool results, as
+    // a user message that every vision model understands.
+    const results: LanguageModelV4ToolResultPart[] = [];
+    const content: Array<LanguageModelV4TextPart | LanguageModelV4FilePart> = [];
+    const resultImages: LanguageModelV4FilePart[] = [];
+    for (const block of message.content) {
+      switch (block.type) {
+        case 'text':
+          content.push({ type: 'text', text: block.text });
+          break;
+        case 'image':
+          content.push(imagePart(block));
+          break;
+        case 'document':
+          content.push(...documentParts(block));
+          break;
+        case 'tool_result': {
+          const id = toUpstreamId(block.tool_use_id);
+          let text = '';
+          if (typeof block.content === 'string') text = block.content;
+          else {
+            for (const inner of block.content ?? []) {
+              const parts = inner.type === 'text' ? [{ type: 'text' as const, text: inner.text }] : inner.type === 'image' ? [imagePart(inner)] : documentParts(inner);
+              for (const part of parts) {
+                if (part.type === 'text') text += text === '' ? part.text : `\n\n${part.text}`;
+                else resultImages.push(part);
+              }
+            }
+          }
+          results.push({
+            type: 'tool-result',
+            toolCallId: id,
+            toolName: toolNames.get(id) ?? 'tool',
+            output: block.is_error === true ? { type: 'error-text', value: text } : { type: 'text', value: text },
+          });
+          break;
+        }
+      }
+    }
+    if (results.length > 0) prompt.push({ role: 'tool', content: results });
+    if (resultImages.length > 0 || content.length > 0) prompt.push({ role: 'user', content: [...resultImages, ...content] });
+  }
+  return prompt;
+}
+
+function toToolChoice(choice: ToolChoice | undefined): LanguageModelV4ToolChoice | undefined {
+  if (choice === undefined || choice === null) return undefined;
+  switch (choice.type) {
+    case 'any':
+      return { type: 'required' };
+    case 'tool':
+      return { type: 'tool', toolName: choice.name };
+    default:
+      return { type: choice.type };
+  }
+}
+
+function toTools(request: MessagesRequest): LanguageModelV4FunctionTool[] | undefined {
+  if (!request.tools || request.tools.length === 0) return undefined;
+  return request.tools.map((tool) => ({
+    type: 'function',
+    name: tool.name,
+    description: tool.description,
+    inputSchema: tool.input_schema as LanguageModelV4FunctionTool['inputSchema'],
+  }));
+}
+
+/**
+ * The AI SDK's reasoning effort: `output_config.effort` as it is, else
+ * `thinking`'s budget: under 4,096 tokens is `low`, under 16,384 `medium`, more
+ * `high`. `adaptive` leaves it to the model; `disabled` sends nothing.
+ */
+function toReasoning(request: MessagesRequest): LanguageModelV4CallOptions['reasoning'] {
+  const effort = request.output_config?.effort;
+  if (effort !== undefined && effort !== null) return effort;
+  const thinking = request.thinking;
+  if (thinking?.type !== 'enabled') return undefined;
+  const budget = thinking.budget_tokens;
+  return budget < 4096 ? 'low' : budget < 16384 ? 'medium' : 'high';
+}
+
+/** Messages request -> AI SDK language-model call options. */
+export function toCallOptions(request: MessagesRequest): CallOptions {
+  return {
+    prompt: toPrompt(request),
+    maxOutputTokens: request.max_tokens,
+    temperature: request.temperature ?? undefined,
+    topP: request.top_p ?? undefined,
+    topK: request.top_k ?? undefined,
+    stopSequences: request.stop_sequences && request.stop_sequences.length > 0 ? request.stop_sequences : undefined,
+    tools: toTools(request),
+    toolChoice: toToolChoice(request.tool_choice),
+    reasoning: toReasoning(request),
+    responseFormat: request.output_config?.format ? { type: 'json', schema: request.output_config.format.schema } : undefined,
+  };
+}
+
+function hasImage(blocks: ReadonlyArray<{ type: string; content?: unknown; source?: unknown }>): boolean {
+  for (const block of blocks) {
+    if (block.type === 'image') return true;
+    if (block.type === 'tool_result' && Array.isArray(block.content) && hasImage(block.content as typeof blocks)) return true;
+    if (block.type === 'document') {
+      const source = block.source as { type: string; content?: unknown };
+      if (source.type === 'content' && Array.isArray(source.content) && hasImage(source.content as typeof blocks)) return true;
+    }
+  }
+  return false;
+}
+
+/** Capabilities a model must have to take this request at all. */
+export function requiredCapabilities(request: MessagesRequest): Capability[] {
+  const needs: Capability[] = [];
+  if (request.tools && request.tools.length > 0 && request.tool_choice?.type !== 'none') needs.push('tool-use');
+  for (const message of request.messages) {
+    if (message.role === 'user' && typeof message.content !== 'string' && hasImage(message.content)) {
+      needs.push('vision');
+      break;
+    }
+  }
+  return needs;
+}

@@ -1,0 +1,184 @@
+import type { LanguageModelV4FinishReason, LanguageModelV4StreamPart, LanguageModelV4Usage } from '@ai-sdk/provider';
+import { assertFinished } from '../chat/stream.ts';
+import type { StreamEncoder } from '../completion.ts';
+import { anthropicErrorBody } from './errors.ts';
+import { toToolUseId } from './request.ts';
+import { messageId, THINKING_SIGNATURE, toStopReason, toUsage } from './response.ts';
+import type { MessagesRequest } from './types.ts';
+
+const event = (name: string, data: string): string => `event: ${name}\ndata: ${data}\n\n`;
+
+const PING = event('ping', '{"type":"ping"}');
+const MESSAGE_STOP = event('message_stop', '{"type":"message_stop"}');
+
+const blockStop = (index: number): string => event('content_block_stop', `{"type":"content_block_stop","index":${index}}`);
+
+const blockStart = (index: number, block: string): string =>
+  event('content_block_start', `{"type":"content_block_start","index":${index},"content_block":${block}}`);
+
+const blockDelta = (index: number, delta: string): string =>
+  event('content_block_delta', `{"type":"content_block_delta","index":${index},"delta":${delta}}`);
+
+/** `message_start` comes before the upstream has counted anything. */
+const NO_USAGE: LanguageModelV4Usage = {
+  inputTokens: { total: undefined, noCache: undefined, cacheRead: undefined, cacheWrite: undefined },
+  outputTokens: { total: undefined, text: undefined, reasoning: undefined },
+};
+const START_USAGE = JSON.stringify(toUsage(NO_USAGE));
+
+type OpenBlock = { kind: 'text' | 'thinking'; index: number } | { kind: 'tool'; index: number; id: string };
+
+/**
+ * Anthropic's stream for one answer. Anthropic's content blocks come one after
+ * another, each started, filled and stopped, while the AI SDK's parts may
+ * interleave (OpenAI-compatible providers finish every tool call only at the
+ * end of the stream, and text may arrive while a call's arguments stream). A
+ * text or thinking block simply ends when another block starts; a tool_use
+ * block stays open until its call is complete, and parts of other blocks wait
+ * in `waiting`, in order, meanwhile. `waiting` holds at most the rest of this
+ * one answer, which `max_tokens` bounds.
+ */
+export function messagesStream(request: MessagesRequest): StreamEncoder {
+  const model = JSON.stringify(request.model);
+  let next = 0;
+  let open: OpenBlock | undefined;
+  const waiting: LanguageModelV4StreamPart[] = [];
+  const streamedTools = new Set<string>();
+  let toolCalls = false;
+  let finishReason: LanguageModelV4FinishReason | undefined;
+  let usage: LanguageModelV4Usage | undefined;
+
+  function close(): string {
+    if (!open) return '';
+    const { index, kind } = open;
+    open = undefined;
+    const signature = kind === 'thinking' ? blockDelta(index, `{"type":"signature_delta","signature":${JSON.stringify(THINKING_SIGNATURE)}}`) : '';
+    return signature + blockStop(index);
+  }
+
+  /** Opens a text or thinking block unless one of that kind is open. */
+  function ensure(kind: 'text' | 'thinking'): string {
+    if (open?.kind === kind) return '';
+    const out = close();
+    const index = next++;
+    open = { kind, index };
+    const block = kind === 'text' ? '{"type":"text","text":"","citations":null}' : `{"type":"thinking","thinking":"","signature":${JSON.stringify(THINKING_SIGNATURE)}}`;
+    return out + blockStart(index, block);
+  }
+
+  function startTool(id: string, name: string): string {
+    const out = close();
+    const index = next++;
+    open = { kind: 'tool', index, id };
+    toolCalls = true;
+    return out + blockStart(index, `{"type":"tool_use","id":${JSON.stringify(toToolUseId(id))},"name":${JSON.stringify(name)},"input":{},"caller":{"type":"direct"}}`);
+  }
+
+  const inputDelta = (index: number, json: string): string => blockDelta(index, `{"type":"input_json_delta","partial_json":${JSON.stringify(json)}}`);
+
+  /** Whether a part can be sent now: anything while no tool_use block is open, else only that call's own parts. */
+  function ready(part: LanguageModelV4StreamPart): boolean {
+    if (open?.kind !== 'tool') return true;
+    switch (part.type) {
+      case 'text-delta':
+      case 'reasoning-delta':
+        return part.delta === '';
+      case 'tool-input-start':
+        return false;
+      case 'tool-input-delta':
+      case 'tool-input-end':
+        return part.id === open.id;
+      case 'tool-call':
+        return part.providerExecuted === true || part.toolCallId === open.id;
+      default:
+        return true;
+    }
+  }
+
+  function emit(part: LanguageModelV4StreamPart): string {
+    switch (part.type) {
+      case 'text-delta':
+        if (part.delta === '') return '';
+        return ensure('text') + blockDelta((open as OpenBlock).index, `{"type":"text_delta","text":${JSON.stringify(part.delta)}}`);
+      case 'reasoning-delta':
+        if (part.delta === '') return '';
+        return ensure('thinking') + blockDelta((open as OpenBlock).index, `{"type":"thinking_delta","thinking":${JSON.stringify(part.delta)}}`);
+      case 'tool-input-start':
+        streamedTools.add(part.id);
+        return startTool(part.id, part.toolName);
+      case 'tool-input-delta':
+        return open?.kind === 'tool' && open.id === part.id && part.delta !== '' ? inputDelta(open.index, part.delta) : '';
+      case 'tool-input-end':
+        return open?.kind === 'tool' && open.id === part.id ? close() : '';
+      case 'tool-call': {
+        if (part.providerExecuted) return '';
+        if (streamedTools.has(part.toolCallId)) return open?.kind === 'tool' && open.id === part.toolCallId ? close() : '';
+        // Providers that send whole calls (Gemini): one block, its whole input in one delta.
+        streamedTools.add(part.toolCallId);
+        let out = startTool(part.toolCallId, part.toolName);
+        if (part.input !== '') out += inputDelta((open as OpenBlock).index, part.input);
+        return out + close();
+      }
+      case 'finish':
+        assertFinished(part.finishReason);
+        finishReason = part.finishReason;
+        usage = part.usage;
+        return '';
+      case 'error':
+        throw part.error;
+      default:
+        return '';
+    }
+  }
+
+  /** Sends the waiting parts that can go now, in order; a tool block closing lets earlier ones go. */
+  function pump(): string {
+    let out = '';
+    let at = 0;
+    while (at < waiting.length) {
+      const part = waiting[at] as LanguageModelV4StreamPart;
+      if (!ready(part)) {
+        at += 1;
+        continue;
+      }
+      waiting.splice(at, 1);
+      const inTool = open?.kind === 'tool';
+      out += emit(part);
+      if (inTool && open?.kind !== 'tool') at = 0;
+    }
+    return out;
+  }
+
+  function encode(part: LanguageModelV4StreamPart): string {
+    if (part.type === 'error') throw part.error;
+    if (!ready(part)) {
+      waiting.push(part);
+      return '';
+    }
+    const inTool = open?.kind === 'tool';
+    const out = emit(part);
+    return inTool && open?.kind !== 'tool' && waiting.length > 0 ? out + pump() : out;
+  }
+
+  return {
+    start() {
+      const message = `{"id":"${messageId()}","type":"message","role":"assistant","model":${model},"content":[],"stop_reason":null,"stop_sequence":null,"stop_details":null,"container":null,"diagnostics":null,"usage":${START_USAGE}}`;
+      return event('message_start', `{"type":"message_start","message":${message}}`) + PING;
+    },
+    part: encode,
+    end() {
+      if (finishReason === undefined || usage === undefined) throw new Error('the upstream stream ended without a finish reason');
+      let out = '';
+      while (open || waiting.length > 0) out += close() + pump();
+      const { input_tokens, output_tokens, cache_creation_input_tokens, cache_read_input_tokens, output_tokens_details } = toUsage(usage);
+      const delta = {
+        type: 'message_delta',
+        delta: { stop_reason: toStopReason(finishReason, toolCalls), stop_sequence: null, stop_details: null, container: null },
+        usage: { input_tokens, output_tokens, cache_creation_input_tokens, cache_read_input_tokens, output_tokens_details, server_tool_use: null },
+      };
+      return out + event('message_delta', JSON.stringify(delta)) + MESSAGE_STOP;
+    },
+    fail: (status, type, message) => event('error', JSON.stringify(anthropicErrorBody(status, type, message))),
+  };
+}
+
