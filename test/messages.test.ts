@@ -160,6 +160,28 @@ describe('Messages API (POST /v1/messages)', function () {
       expect(upstream.requests[1]?.headers.authorization).to.equal(`Bearer ${testKeys.mistral}`);
     });
 
+    it('counts cached input apart from input_tokens, as Anthropic does, when the provider reports it', async function () {
+      upstream.handle((_req, res) =>
+        openAISSE(res, [
+          { choices: [{ index: 0, delta: { content: 'ok' }, finish_reason: null }] },
+          { choices: [{ index: 0, delta: {}, finish_reason: 'stop' }], usage: { prompt_tokens: 120, completion_tokens: 4, total_tokens: 124, prompt_tokens_details: { cached_tokens: 100 } } },
+        ]),
+      );
+      const message = await anthropic.messages.create({ model: 'claude-sonnet-4-6', max_tokens: 10, messages: [{ role: 'user', content: 'Hi' }] });
+      expect(message.usage).to.include({ input_tokens: 20, cache_read_input_tokens: 100, cache_creation_input_tokens: null, output_tokens: 4 });
+    });
+
+    it('reports 0 input and output tokens when the upstream reported no usage', async function () {
+      upstream.handle((_req, res) =>
+        openAISSE(res, [
+          { choices: [{ index: 0, delta: { content: 'ok' }, finish_reason: null }] },
+          { choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] },
+        ]),
+      );
+      const message = await anthropic.messages.create({ model: 'claude-sonnet-4-6', max_tokens: 10, messages: [{ role: 'user', content: 'Hi' }] });
+      expect(message.usage).to.include({ input_tokens: 0, output_tokens: 0, cache_read_input_tokens: null, output_tokens_details: null });
+    });
+
     it('reports max_tokens when the upstream stopped for length', async function () {
       upstream.handle((_req, res) =>
         openAISSE(res, [

@@ -39,31 +39,28 @@ export interface Usage {
   speed: null;
 }
 
-/** A breakdown count the upstream reported; the AI SDK fills in 0 for one it did not. */
-const reported = (count: number | undefined): number | null => (count === undefined || count === 0 ? null : count);
+const orNull = (count: number | undefined): number | null => (count === undefined ? null : count);
 
 /**
- * Anthropic's usage from what the upstream reported. Anthropic counts cached
- * input apart from `input_tokens`, so cache reads and writes, when reported,
- * are taken out of it; they, and thinking tokens, are null unless reported
- * (the AI SDK reports 0 for "not reported", and 0 means no cache use anyway).
- * An input or output count the upstream did not report is 0: Anthropic never
- * reports 0 input or output tokens for a real answer, so it cannot be mistaken
- * for a measurement, while clients that add the counts up keep working.
+ * Anthropic's usage from what the upstream reported (the pipeline hands over
+ * only counts the provider really sent). Anthropic counts cached input apart
+ * from `input_tokens`, so cache reads and writes are taken out of it; they, and
+ * thinking tokens, are null unless reported. An input or output count the
+ * upstream did not report is 0: Anthropic never reports 0 input or output
+ * tokens for a real answer, so it cannot pass for a measurement, while clients
+ * that add the counts up keep working (null would break typed clients).
  */
 export function toUsage(usage: LanguageModelV4Usage): Usage {
-  const { total } = usage.inputTokens;
-  const cacheRead = reported(usage.inputTokens.cacheRead);
-  const cacheWrite = reported(usage.inputTokens.cacheWrite);
+  const { total, cacheRead, cacheWrite } = usage.inputTokens;
   const input = total === undefined ? 0 : Math.max(0, total - (cacheRead ?? 0) - (cacheWrite ?? 0));
-  const reasoning = reported(usage.outputTokens.reasoning);
+  const reasoning = usage.outputTokens.reasoning;
   return {
     input_tokens: input,
     output_tokens: usage.outputTokens.total ?? 0,
-    cache_creation_input_tokens: cacheWrite,
-    cache_read_input_tokens: cacheRead,
+    cache_creation_input_tokens: orNull(cacheWrite),
+    cache_read_input_tokens: orNull(cacheRead),
     cache_creation: null,
-    output_tokens_details: reasoning === null ? null : { thinking_tokens: reasoning },
+    output_tokens_details: reasoning === undefined ? null : { thinking_tokens: reasoning },
     server_tool_use: null,
     service_tier: null,
     inference_geo: null,
