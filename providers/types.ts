@@ -91,10 +91,27 @@ export interface ErrorFixture {
   readonly retryAfter?: number;
 }
 
+/** How a provider's chat calls look on the wire, for the tests that play its upstream. */
+export interface WireFixture {
+  /** `openai` (chat/completions, the default) or `gemini` (Google's streamGenerateContent). */
+  readonly format?: 'openai' | 'gemini';
+  /** Path and query, under the base URL, that a streaming chat call with this key reaches; `/chat/completions` when absent. */
+  readonly chatPath?: (modelId: string, key: string) => string;
+  /** OpenAI request fields the provider refuses or its SDK does not send, which Freeway leaves out. */
+  readonly omittedFields?: readonly string[];
+  /** Where its streams report usage: OpenAI's final `usage` chunk (the default) or Groq's `x_groq.usage`. */
+  readonly streamUsage?: 'usage' | 'x_groq';
+}
+
 /** What a plugin's tests need, in `providers/<id>/fixtures.ts` (default export); not part of the build. */
 export interface ProviderFixtures {
-  /** A key in the provider's real format (made up, never a real one). */
+  /**
+   * A key in the provider's real format, made up and random-looking: it matches the plugin's
+   * key patterns, and no run of 8 of its characters is part of a model id, name or header.
+   */
   readonly sampleKey: string;
+  /** How its chat calls look on the wire; OpenAI's chat/completions format when absent. */
+  readonly wire?: WireFixture;
   /** The provider's documented error answers and what Freeway must make of each. */
   readonly errors: readonly ErrorFixture[];
 }

@@ -1,47 +1,36 @@
 /**
  * The plugin contract, checked over every folder the loader discovers: a new
- * provider folder that breaks any rule here fails before it reaches a request.
- * Also pins DECISIONS.md's provider table (ids, headers, default base URLs).
+ * provider folder that breaks any rule here fails before it reaches a request,
+ * and the failure names the folder and the rule in words. README.md's "Adding
+ * a provider" lists the same rules.
  */
 import { readdir } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
-import { loadProviderPlugins } from '../providers/loader.ts';
-import type { Capability, FetchFunction, ProviderPlugin } from '../providers/types.ts';
+import type { Capability, FetchFunction, ProviderFixtures, ProviderPlugin, UpstreamErrorKind } from '../providers/types.ts';
 import { createRedactor, REDACTED } from '../server/http/redact.ts';
-import { testKeys } from './support/keys.ts';
+import { providerFixtures, providerPlugins, providersDir } from './support/plugins.ts';
+import { chatPath, expectCredential } from './support/wire.ts';
 
-/** DECISIONS.md, "The 13 providers". */
-const decisions: ReadonlyArray<readonly [id: string, header: string, baseURL: string]> = [
-  ['groq', 'X-Groq-Key', 'https://api.groq.com/openai/v1'],
-  ['google', 'X-Google-Key', 'https://generativelanguage.googleapis.com/v1beta'],
-  ['openrouter', 'X-Openrouter-Key', 'https://openrouter.ai/api/v1'],
-  ['cloudflare', 'X-Cloudflare-Key', 'https://api.cloudflare.com/client/v4'],
-  ['nvidia', 'X-Nvidia-Key', 'https://integrate.api.nvidia.com/v1'],
-  ['cerebras', 'X-Cerebras-Key', 'https://api.cerebras.ai/v1'],
-  ['together', 'X-Together-Key', 'https://api.together.xyz/v1'],
-  ['fireworks', 'X-Fireworks-Key', 'https://api.fireworks.ai/inference/v1'],
-  ['mistral', 'X-Mistral-Key', 'https://api.mistral.ai/v1'],
-  ['sambanova', 'X-Sambanova-Key', 'https://api.sambanova.ai/v1'],
-  ['deepseek', 'X-Deepseek-Key', 'https://api.deepseek.com/v1'],
-  ['deepinfra', 'X-Deepinfra-Key', 'https://api.deepinfra.com/v1/openai'],
-  ['cohere', 'X-Cohere-Key', 'https://api.cohere.ai/compatibility/v1'],
-];
-
-const allowedCapabilities: readonly Capability[] = ['fast', 'reasoning', 'long-context', 'vision', 'tool-use'];
-
-const providersDir = fileURLToPath(new URL('../providers/', import.meta.url));
-const plugins = await loadProviderPlugins();
+const plugins = await providerPlugins();
+const fixtures = await providerFixtures();
 const folders = (await readdir(providersDir, { withFileTypes: true }))
   .filter((entry) => entry.isDirectory())
   .map((entry) => entry.name)
   .sort();
 
+const capabilities: readonly Capability[] = ['fast', 'reasoning', 'long-context', 'vision', 'tool-use'];
+const kinds: readonly UpstreamErrorKind[] = ['rate_limited', 'invalid_key', 'server', 'model_unavailable', 'context_too_long', 'request'];
+const allModelIds = plugins.flatMap((plugin) => plugin.models.map((model) => model.id));
 const capitalized = (id: string): string => `${id.charAt(0).toUpperCase()}${id.slice(1)}`;
 
-/** The part of a sample key that is the upstream credential (Cloudflare's is after `account_id:`). */
-function credentialOf(plugin: ProviderPlugin, key: string): string {
-  return plugin.id === 'cloudflare' ? key.slice(key.indexOf(':') + 1) : key;
+/** Fails with every problem on its own line, each naming the folder, so a contributor sees what to change. */
+function check(plugin: ProviderPlugin, problems: readonly string[]): void {
+  if (problems.length > 0) throw new Error(problems.map((problem) => `providers/${plugin.id}: ${problem}`).join('\n'));
+}
+
+/** The parts of a sample key that have a format the plugin knows (Cloudflare's api_token, not its account id). */
+function formattedParts(plugin: ProviderPlugin, key: string): string[] {
+  return key.split(':').filter((part) => plugin.keyPatterns.some((pattern) => new RegExp(`^(?:${pattern.source})`).test(part)));
 }
 
 /** Texts an upstream error or a log line could wrap a key in; the redactor must keep everything around it. */
@@ -58,105 +47,168 @@ describe('provider plugin contract', function () {
     expect(plugins.map((plugin) => plugin.id)).to.deep.equal(folders);
   });
 
-  it("matches DECISIONS.md's table: exactly the 13 ids, their headers and default base URLs", function () {
-    expect(plugins.map((plugin) => plugin.id).sort()).to.deep.equal(decisions.map(([id]) => id).sort());
-    for (const [id, header, baseURL] of decisions) {
-      const plugin = plugins.find((candidate) => candidate.id === id);
-      expect(plugin, id).to.not.equal(undefined);
-      expect(plugin?.header, `${id} header`).to.equal(header);
-      expect(plugin?.baseURL, `${id} baseURL`).to.equal(baseURL);
-    }
-  });
-
-  it('ids are unique', function () {
-    const ids = plugins.map((plugin) => plugin.id);
-    expect(new Set(ids).size).to.equal(ids.length);
-  });
-
-  it('headers are unique, also case-insensitively (HTTP header names are)', function () {
-    const headers = plugins.map((plugin) => plugin.header.toLowerCase());
-    expect(new Set(headers).size).to.equal(headers.length);
-  });
-
-  it('priorities are unique, so alias order never depends on load order', function () {
-    const priorities = plugins.map((plugin) => plugin.priority);
-    expect(new Set(priorities).size, `priorities ${priorities.join(', ')}`).to.equal(priorities.length);
-  });
-
   it('the combined redactor leaves every catalog model id readable', function () {
     const redact = createRedactor(plugins);
+    const problems: string[] = [];
     for (const plugin of plugins) {
       for (const model of plugin.models) {
         const text = `Rate limit reached for model ${plugin.id}/${model.id} (${model.id}).`;
-        expect(redact(text), text).to.equal(text);
+        if (redact(text) !== text) {
+          problems.push(`providers/${plugin.id}: model id ${model.id} comes out of the redactor as "${redact(text)}": a key pattern of some plugin matches it (see "no key pattern matches a model id")`);
+        }
       }
     }
+    if (problems.length > 0) throw new Error(problems.join('\n'));
   });
 
   for (const plugin of plugins) {
     describe(plugin.id, function () {
-      const sampleKey = testKeys[plugin.id];
+      const own: ProviderFixtures | undefined = fixtures.get(plugin.id);
+      const sampleKey = own?.sampleKey;
 
-      it('has the plugin shape: id, name, header, https baseURL, priority', function () {
-        expect(plugin.id).to.match(/^[a-z0-9]+$/);
-        expect(plugin.name).to.be.a('string');
-        expect(plugin.name.trim()).to.not.equal('');
-        expect(plugin.header).to.equal(`X-${capitalized(plugin.id)}-Key`);
-        expect(plugin.baseURL).to.be.a('string');
-        const url = new URL(plugin.baseURL);
-        expect(url.protocol).to.equal('https:');
-        expect(url.search, 'no query string').to.equal('');
-        expect(url.hash, 'no fragment').to.equal('');
-        expect(plugin.baseURL.endsWith('/'), 'no trailing slash').to.equal(false);
-        expect(plugin.priority).to.be.a('number');
-        expect(Number.isFinite(plugin.priority)).to.equal(true);
-        expect(plugin.createModel).to.be.a('function');
-        if (plugin.checkKey !== undefined) expect(plugin.checkKey).to.be.a('function');
-        if (plugin.readQuota !== undefined) expect(plugin.readQuota).to.be.a('function');
+      it('id is the folder name, in lower-case letters and digits', function () {
+        check(plugin, /^[a-z][a-z0-9]*$/.test(plugin.id) ? [] : [`id "${plugin.id}" must be lower-case letters and digits, starting with a letter`]);
       });
 
-      it('declares a non-empty model list with valid ids, capabilities and context windows', function () {
-        expect(plugin.models).to.be.an('array').that.is.not.empty;
-        const ids = new Set<string>();
-        for (const model of plugin.models) {
-          expect(model.id, 'model id').to.be.a('string');
-          expect(model.id.trim(), 'model id').to.not.equal('');
-          expect(model.id, 'model id has no surrounding whitespace').to.equal(model.id.trim());
-          expect(ids.has(model.id), `duplicate model id ${model.id}`).to.equal(false);
-          ids.add(model.id);
-          expect(model.capabilities, `${model.id} capabilities`).to.be.an('array');
-          for (const capability of model.capabilities) {
-            expect(allowedCapabilities, `${model.id} capability`).to.include(capability);
+      it('name is a non-empty string', function () {
+        check(plugin, typeof plugin.name === 'string' && plugin.name.trim() !== '' ? [] : ['name must be a non-empty string, the provider\'s name for people']);
+      });
+
+      it('header is X-<Id>-Key and no other plugin uses it', function () {
+        const problems: string[] = [];
+        const expected = `X-${capitalized(plugin.id)}-Key`;
+        if (plugin.header !== expected) problems.push(`header is "${plugin.header}"; it must be "${expected}"`);
+        const clash = plugins.find((other) => other !== plugin && other.header.toLowerCase() === plugin.header.toLowerCase());
+        if (clash) problems.push(`header ${plugin.header} is also providers/${clash.id}'s (header names are case-insensitive)`);
+        check(plugin, problems);
+      });
+
+      it('baseURL is an https URL without query, fragment or trailing slash', function () {
+        const problems: string[] = [];
+        let url: URL | undefined;
+        try {
+          url = new URL(plugin.baseURL);
+        } catch {
+          problems.push(`baseURL "${plugin.baseURL}" is not a URL`);
+        }
+        if (url) {
+          if (url.protocol !== 'https:') problems.push(`baseURL ${plugin.baseURL} must use https`);
+          if (url.search !== '' || url.hash !== '') problems.push(`baseURL ${plugin.baseURL} must have no query string or fragment`);
+          if (plugin.baseURL.endsWith('/')) problems.push(`baseURL ${plugin.baseURL} must not end with a slash`);
+        }
+        check(plugin, problems);
+      });
+
+      it('priority is a finite number no other plugin uses', function () {
+        const problems: string[] = [];
+        if (typeof plugin.priority !== 'number' || !Number.isFinite(plugin.priority)) problems.push(`priority ${String(plugin.priority)} must be a finite number`);
+        const clash = plugins.find((other) => other !== plugin && other.priority === plugin.priority);
+        if (clash) problems.push(`priority ${plugin.priority} is also providers/${clash.id}'s; alias order must not depend on load order, so pick a free number`);
+        check(plugin, problems);
+      });
+
+      it('declares models with unique, trimmed ids, known capabilities and a positive integer context window', function () {
+        const problems: string[] = [];
+        if (!Array.isArray(plugin.models) || plugin.models.length === 0) problems.push('models must list at least one model');
+        const seen = new Set<string>();
+        for (const model of plugin.models ?? []) {
+          if (typeof model.id !== 'string' || model.id.trim() === '' || model.id !== model.id.trim()) {
+            problems.push(`model id "${String(model.id)}" must be a non-empty string without surrounding spaces`);
           }
-          expect(new Set(model.capabilities).size, `${model.id} repeats a capability`).to.equal(model.capabilities.length);
-          expect(Number.isInteger(model.contextWindow) && model.contextWindow > 0, `${model.id} contextWindow ${model.contextWindow}`).to.equal(true);
-          if (model.deprecated !== undefined) expect(model.deprecated, `${model.id} deprecated`).to.be.a('boolean');
+          if (seen.has(model.id)) problems.push(`model id ${model.id} is listed twice`);
+          seen.add(model.id);
+          for (const capability of model.capabilities ?? []) {
+            if (!capabilities.includes(capability)) problems.push(`model ${model.id}: capability "${capability}" is not one of ${capabilities.join(', ')}`);
+          }
+          if (new Set(model.capabilities).size !== (model.capabilities ?? []).length) problems.push(`model ${model.id} repeats a capability`);
+          if (!Number.isInteger(model.contextWindow) || model.contextWindow <= 0) {
+            problems.push(`model ${model.id}: contextWindow ${String(model.contextWindow)} must be a positive integer (tokens)`);
+          }
+          if (model.deprecated !== undefined && typeof model.deprecated !== 'boolean') problems.push(`model ${model.id}: deprecated must be true or false`);
         }
+        check(plugin, problems);
       });
 
-      it('has a sample key in test/support/keys.ts that its checkKey (if any) accepts', function () {
-        expect(sampleKey, `testKeys.${plugin.id}`).to.be.a('string');
-        if (plugin.checkKey) expect(plugin.checkKey(sampleKey as string)).to.equal(undefined);
+      it('at least one model is not deprecated', function () {
+        check(plugin, plugin.models.some((model) => !model.deprecated) ? [] : ['every model is deprecated, so no alias would ever pick this provider']);
       });
 
-      it('key patterns are flag-free, never match empty text, and each matches the sample key', function () {
+      it('the optional parts (checkKey, readQuota, errorRules) have the right types', function () {
+        const problems: string[] = [];
+        for (const name of ['checkKey', 'readQuota', 'createModel', 'authHeaders'] as const) {
+          const value = plugin[name];
+          if (value !== undefined && typeof value !== 'function') problems.push(`${name} must be a function`);
+        }
+        if (typeof plugin.createModel !== 'function') problems.push('createModel is missing');
+        if (typeof plugin.authHeaders !== 'function') problems.push('authHeaders is missing');
+        for (const rule of plugin.errorRules ?? []) {
+          const statuses = typeof rule.status === 'number' ? [rule.status] : rule.status;
+          for (const status of statuses) {
+            if (!Number.isInteger(status) || status < 400 || status > 599) problems.push(`error rule "${rule.name}": status ${status} is not an HTTP error status`);
+          }
+          if (!kinds.includes(rule.kind)) problems.push(`error rule "${rule.name}": kind "${rule.kind}" is not one of ${kinds.join(', ')}`);
+          if (rule.body && /[gy]/.test(rule.body.flags)) {
+            problems.push(`error rule "${rule.name}": body pattern ${rule.body} must not use the g or y flag (test() would remember where it stopped)`);
+          }
+          if (rule.retryAt !== undefined && rule.kind !== 'rate_limited') problems.push(`error rule "${rule.name}": retryAt only applies to rate_limited`);
+        }
+        check(plugin, problems);
+      });
+
+      it('has providers/<id>/fixtures.ts with a sample key that checkKey (if any) accepts', function () {
+        const problems: string[] = [];
+        if (!own) problems.push('has no fixtures.ts whose default export is a ProviderFixtures (sampleKey, errors): the tests need a sample key and the documented error answers');
+        else if (typeof sampleKey !== 'string' || sampleKey === '') problems.push('fixtures.ts needs a sampleKey: a made-up key in the provider\'s real format');
+        else if (plugin.checkKey?.(sampleKey) !== undefined) problems.push(`checkKey refuses the sample key: "${plugin.checkKey?.(sampleKey)}"`);
+        check(plugin, problems);
+      });
+
+      it('the sample key looks random: no run of 8 of its characters is part of a model id, the name or the header', function () {
+        const key = sampleKey ?? '';
+        const words = [plugin.name, plugin.header, ...allModelIds].map((word) => word.toLowerCase());
+        const problems: string[] = [];
+        for (let i = 0; i + 8 <= key.length; i++) {
+          const run = key.slice(i, i + 8).toLowerCase();
+          const word = words.find((candidate) => candidate.includes(run));
+          if (word) {
+            problems.push(`the sample key's "${key.slice(i, i + 8)}" is also in "${word}"; Freeway redacts every 8-character run of a request's keys from messages, so the tests would see that word redacted. Make the sample key random-looking`);
+            break;
+          }
+        }
+        check(plugin, problems);
+      });
+
+      it('key patterns have no flags, never match empty text, and each matches the sample key', function () {
+        const problems: string[] = [];
         for (const pattern of plugin.keyPatterns) {
-          expect(pattern.flags, `${pattern} flags (the redactor compiles sources only)`).to.equal('');
-          expect(new RegExp(`^(?:${pattern.source})$`).test(''), `${pattern} matches ''`).to.equal(false);
-          expect(pattern.test(sampleKey as string), `${pattern} vs the sample key`).to.equal(true);
+          if (pattern.flags !== '') problems.push(`key pattern ${pattern} must have no flags: the redactor compiles all patterns into one expression`);
+          if (new RegExp(`^(?:${pattern.source})$`).test('')) problems.push(`key pattern ${pattern} matches empty text`);
+          if (sampleKey !== undefined && !new RegExp(pattern.source).test(sampleKey)) problems.push(`key pattern ${pattern} does not match the sample key ${sampleKey}`);
         }
+        check(plugin, problems);
+      });
+
+      it('no key pattern matches a model id', function () {
+        const problems: string[] = [];
+        for (const pattern of plugin.keyPatterns) {
+          const compiled = new RegExp(pattern.source);
+          const hit = allModelIds.find((id) => compiled.test(id));
+          if (hit !== undefined) {
+            problems.push(`key pattern ${pattern} also matches model id ${hit}; a key pattern must not match any model id, or model ids would be redacted from messages`);
+          }
+        }
+        check(plugin, problems);
       });
 
       it('the redactor removes the sample key completely, with and without the request keys', function () {
+        if (sampleKey === undefined) throw new Error(`providers/${plugin.id}: no sample key (see the fixtures.ts rule)`);
         const redact = createRedactor(plugins);
-        const key = sampleKey as string;
-        const credential = credentialOf(plugin, key);
         for (const context of contexts) {
           // Given the request's keys (how error bodies are redacted), every provider's key goes, all of it.
-          expect(redact(context(key), [key]), 'with request keys').to.equal(context(REDACTED));
-          // From the patterns alone (a key an upstream echoes back), the whole credential goes, no tail left.
-          if (plugin.keyPatterns.length > 0) {
-            expect(redact(context(credential)), 'patterns only').to.equal(context(REDACTED));
+          expect(redact(context(sampleKey), [sampleKey]), `providers/${plugin.id}: with the request's keys`).to.equal(context(REDACTED));
+          // From the patterns alone (a key an upstream echoes back), the whole formatted part goes, no tail left.
+          for (const part of formattedParts(plugin, sampleKey)) {
+            expect(redact(context(part)), `providers/${plugin.id}: from the key patterns alone`).to.equal(context(REDACTED));
           }
         }
       });
@@ -167,18 +219,20 @@ describe('provider plugin contract', function () {
         };
         for (const spec of plugin.models) {
           const model = await plugin.createModel({ modelId: spec.id, baseURL: plugin.baseURL, fetch: noNetwork });
-          expect(model.specificationVersion).to.equal('v4');
-          expect(model.modelId).to.equal(spec.id);
-          expect(model.provider).to.be.a('string');
-          expect(model.provider.split('.')[0], 'provider').to.equal(plugin.id);
-          expect(model.doStream).to.be.a('function');
-          expect(model.doGenerate).to.be.a('function');
+          const where = `providers/${plugin.id}: createModel(${spec.id})`;
+          expect(model.specificationVersion, where).to.equal('v4');
+          expect(model.modelId, where).to.equal(spec.id);
+          expect(model.provider, where).to.be.a('string');
+          expect(model.provider.split('.')[0], `${where}: the model's provider name starts with the id`).to.equal(plugin.id);
+          expect(model.doStream, where).to.be.a('function');
+          expect(model.doGenerate, where).to.be.a('function');
         }
       });
 
-      it('the model sends its calls through the given fetch, to the given baseURL, with the credential', async function () {
+      it('the model sends its calls through the given fetch, to the given baseURL, with the credential from authHeaders', async function () {
+        if (sampleKey === undefined) throw new Error(`providers/${plugin.id}: no sample key (see the fixtures.ts rule)`);
         const spec = plugin.models[0];
-        if (!spec) throw new Error('no models');
+        if (!spec) throw new Error(`providers/${plugin.id}: no models`);
         const baseURL = 'https://contract.example.test/base';
         const calls: Array<{ url: string; headers: Headers }> = [];
         const fakeFetch: FetchFunction = async (input, init) => {
@@ -188,28 +242,39 @@ describe('provider plugin contract', function () {
         };
         // One model serves every caller: the key comes with each call, never with the model.
         const model = await plugin.createModel({ modelId: spec.id, baseURL, fetch: fakeFetch });
-        const otherKey = sampleKey!.replace(/[0-9]/g, '7');
-        for (const key of [sampleKey as string, otherKey]) {
+        const otherKey = sampleKey.replace(/[0-9]/g, '7');
+        for (const key of [sampleKey, otherKey]) {
           const { stream } = await model.doStream({
             prompt: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }],
             headers: plugin.authHeaders(key),
           });
           await stream.cancel();
         }
-        expect(calls).to.have.length(2);
+        expect(calls, `providers/${plugin.id}: every call goes through the given fetch`).to.have.length(2);
         calls.forEach((call, i) => {
-          const key = i === 0 ? (sampleKey as string) : otherKey;
-          expect(call.url.startsWith(`${baseURL}/`), call.url).to.equal(true);
-          const credential = credentialOf(plugin, key);
-          const sent = [...call.headers.values()];
-          expect(sent.some((value) => value === credential || value === `Bearer ${credential}`), 'credential header').to.equal(true);
-          expect(sent.filter((value) => value.includes('per-request')), 'no construction-time placeholder is sent').to.deep.equal([]);
-          expect(call.url, 'the key is not in the URL').to.not.include(credential);
-          if (plugin.id === 'cloudflare') {
-            expect(call.url).to.equal(`${baseURL}/accounts/${key.slice(0, key.indexOf(':'))}/ai/v1/chat/completions`);
-            expect([...call.headers.keys()].filter((name) => name.startsWith('x-freeway'))).to.deep.equal([]);
-          }
+          const key = i === 0 ? sampleKey : otherKey;
+          expect(call.url, `providers/${plugin.id}: the call's URL`).to.equal(`${baseURL}${chatPath(plugin, spec.id, key)}`);
+          expectCredential(plugin, key, (name) => call.headers.get(name), call.url);
+          const placeholders = [...call.headers.values()].filter((value) => value.includes('per-request'));
+          expect(placeholders, `providers/${plugin.id}: no construction-time placeholder key is sent`).to.deep.equal([]);
         });
+      });
+
+      it('has documented error rows: each names its source, an HTTP error status and a known kind; rate_limited rows say retryAfter', function () {
+        const problems: string[] = [];
+        const rows = own?.errors ?? [];
+        if (rows.length === 0) problems.push('fixtures.ts lists no errors: add the provider\'s documented error answers (rate limit, invalid key, unknown model, context length)');
+        for (const row of rows) {
+          const label = `error row "${row.name}"`;
+          if (typeof row.source !== 'string' || row.source.trim() === '') problems.push(`${label} must say where its body comes from (source: a documentation URL or page)`);
+          if (!Number.isInteger(row.status) || row.status < 400 || row.status > 599) problems.push(`${label}: status ${row.status} is not an HTTP error status`);
+          if (!kinds.includes(row.kind)) problems.push(`${label}: kind "${row.kind}" is not one of ${kinds.join(', ')}`);
+          if (row.kind === 'rate_limited' && !(Number.isInteger(row.retryAfter) && (row.retryAfter as number) > 0)) {
+            problems.push(`${label}: a rate_limited row must give retryAfter, the seconds GET /health reports`);
+          }
+          if (row.kind !== 'rate_limited' && row.retryAfter !== undefined) problems.push(`${label}: only rate_limited rows have a retryAfter`);
+        }
+        check(plugin, problems);
       });
     });
   }

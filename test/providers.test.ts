@@ -10,23 +10,7 @@ import type Nock from 'nock';
 import type { ProviderPlugin } from '../providers/types.ts';
 import { providerPlugins, startFreeway, type RunningFreeway } from './support/freeway.ts';
 import { keyHeaders, testKeys } from './support/keys.ts';
-
-/** DECISIONS.md, "The 13 providers": id and default base URL. */
-const decisions: ReadonlyArray<readonly [id: string, baseURL: string]> = [
-  ['groq', 'https://api.groq.com/openai/v1'],
-  ['google', 'https://generativelanguage.googleapis.com/v1beta'],
-  ['openrouter', 'https://openrouter.ai/api/v1'],
-  ['cloudflare', 'https://api.cloudflare.com/client/v4'],
-  ['nvidia', 'https://integrate.api.nvidia.com/v1'],
-  ['cerebras', 'https://api.cerebras.ai/v1'],
-  ['together', 'https://api.together.xyz/v1'],
-  ['fireworks', 'https://api.fireworks.ai/inference/v1'],
-  ['mistral', 'https://api.mistral.ai/v1'],
-  ['sambanova', 'https://api.sambanova.ai/v1'],
-  ['deepseek', 'https://api.deepseek.com/v1'],
-  ['deepinfra', 'https://api.deepinfra.com/v1/openai'],
-  ['cohere', 'https://api.cohere.ai/compatibility/v1'],
-];
+import { chatPath, expectCredential, liveModelId, wireOf } from './support/wire.ts';
 
 /**
  * nock patches fetch and http for the whole process as soon as it is imported,
@@ -36,7 +20,6 @@ const decisions: ReadonlyArray<readonly [id: string, baseURL: string]> = [
 let nock: typeof Nock;
 
 const plugins = await providerPlugins();
-const pluginById = new Map(plugins.map((plugin) => [plugin.id, plugin]));
 
 const SYSTEM = 'You are terse.';
 const conversation = [
@@ -51,47 +34,28 @@ const MAX_TOKENS = 64;
 const upstreamUsage = { prompt_tokens: 11, completion_tokens: 5, total_tokens: 16 };
 const expectedUsage = { prompt_tokens: 11, completion_tokens: 5, total_tokens: 16, promptTokens: 11, completionTokens: 5, totalTokens: 16 };
 
-/** The first model an alias could pick: a live model, as a real caller would pin it. */
-function pinnable(plugin: ProviderPlugin): string {
-  const spec = plugin.models.find((model) => !model.deprecated) ?? plugin.models[0];
-  if (!spec) throw new Error(`${plugin.id} declares no models`);
-  return spec.id;
-}
-
-/** Where the provider's streaming chat endpoint lives, from the DECISIONS base URL. */
-function upstreamURL(id: string, baseURL: string, modelId: string): string {
-  if (id === 'google') return `${baseURL}/models/${modelId}:streamGenerateContent?alt=sse`;
-  if (id === 'cloudflare') return `${baseURL}/accounts/${cloudflareParts().accountId}/ai/v1/chat/completions`;
-  return `${baseURL}/chat/completions`;
-}
-
-function cloudflareParts(): { accountId: string; token: string } {
-  const key = testKeys.cloudflare as string;
-  const colon = key.indexOf(':');
-  return { accountId: key.slice(0, colon), token: key.slice(colon + 1) };
-}
-
-/** The credential the upstream must receive: the header value, or Cloudflare's api_token part. */
-function upstreamToken(id: string): string {
-  return id === 'cloudflare' ? cloudflareParts().token : (testKeys[id] as string);
+/** Where the provider's streaming chat endpoint lives under its default base URL. */
+function upstreamURL(plugin: ProviderPlugin, modelId: string): string {
+  return `${plugin.baseURL}${chatPath(plugin, modelId, testKeys[plugin.id] as string)}`;
 }
 
 const sse = (events: readonly unknown[], done = true): string =>
   events.map((event) => `data: ${JSON.stringify(event)}\n\n`).join('') + (done ? 'data: [DONE]\n\n' : '');
 
 /** An OpenAI-format upstream stream: "Hello" + " from <id>", then the finish reason and, where the provider streams it, usage. */
-function openAIStream(id: string, modelId: string, finishReason: 'stop' | 'length'): string {
+function openAIStream(plugin: ProviderPlugin, modelId: string, finishReason: 'stop' | 'length'): string {
+  const { id } = plugin;
   const base = { id: 'chatcmpl-upstream', object: 'chat.completion.chunk', created: 1700000000, model: modelId };
   const events: unknown[] = [
     { ...base, choices: [{ index: 0, delta: { role: 'assistant', content: 'Hello' }, finish_reason: null }] },
     { ...base, choices: [{ index: 0, delta: { content: ` from ${id}` }, finish_reason: null }] },
   ];
-  if (id === 'groq') {
+  if (wireOf(plugin).streamUsage === 'x_groq') {
     // Groq reports streaming usage only in x_groq.usage, on the final chunk.
     events.push({ ...base, choices: [{ index: 0, delta: {}, finish_reason: finishReason }], x_groq: { id: 'req_1', usage: upstreamUsage } });
   } else {
     events.push({ ...base, choices: [{ index: 0, delta: {}, finish_reason: finishReason }] });
-    if (pluginById.get(id)?.usageInStreams !== false) events.push({ ...base, choices: [], usage: upstreamUsage });
+    if (plugin.usageInStreams !== false) events.push({ ...base, choices: [], usage: upstreamUsage });
   }
   return sse(events);
 }
@@ -109,12 +73,12 @@ function openAICompletion(modelId: string, finishReason: 'stop' | 'length', id: 
 }
 
 /** Gemini's streamGenerateContent?alt=sse answer (no [DONE]; the stream just ends). */
-function geminiStream(finishReason: 'STOP' | 'MAX_TOKENS'): string {
+function geminiStream(id: string, finishReason: 'STOP' | 'MAX_TOKENS'): string {
   return sse(
     [
       { candidates: [{ content: { role: 'model', parts: [{ text: 'Hello' }] }, index: 0 }], modelVersion: 'gemini' },
       {
-        candidates: [{ content: { role: 'model', parts: [{ text: ' from google' }] }, finishReason, index: 0 }],
+        candidates: [{ content: { role: 'model', parts: [{ text: ` from ${id}` }] }, finishReason, index: 0 }],
         usageMetadata: { promptTokenCount: 11, candidatesTokenCount: 5, totalTokenCount: 16 },
       },
     ],
@@ -129,8 +93,8 @@ interface Seen {
 }
 
 /** Intercepts one POST to the provider's real endpoint and records what Freeway sent. */
-function interceptUpstream(id: string, baseURL: string, modelId: string, replyBody: string, contentType = 'text/event-stream'): { scope: Nock.Scope; seen: Seen[] } {
-  const target = new URL(upstreamURL(id, baseURL, modelId));
+function interceptUpstream(plugin: ProviderPlugin, modelId: string, replyBody: string, contentType = 'text/event-stream'): { scope: Nock.Scope; seen: Seen[] } {
+  const target = new URL(upstreamURL(plugin, modelId));
   const seen: Seen[] = [];
   let interceptor = nock(target.origin).post(target.pathname);
   if (target.search !== '') interceptor = interceptor.query(Object.fromEntries(target.searchParams));
@@ -141,15 +105,13 @@ function interceptUpstream(id: string, baseURL: string, modelId: string, replyBo
   return { scope, seen };
 }
 
-function expectUpstreamRequest(id: string, baseURL: string, modelId: string, seen: readonly Seen[], streamed = true): void {
+function expectUpstreamRequest(plugin: ProviderPlugin, modelId: string, seen: readonly Seen[], streamed = true): void {
   expect(seen, 'upstream requests').to.have.length(1);
   const [request] = seen as [Seen];
-  expect(request.url).to.equal(upstreamURL(id, baseURL, modelId));
-  const token = upstreamToken(id);
-  if (id === 'google') {
-    expect(request.headers.get('x-goog-api-key')).to.equal(token);
-    expect(request.headers.get('authorization')).to.equal(null);
-    expect(request.url).not.to.include(token);
+  expect(request.url).to.equal(upstreamURL(plugin, modelId));
+  expectCredential(plugin, testKeys[plugin.id] as string, (name) => request.headers.get(name), request.url);
+  const wire = wireOf(plugin);
+  if (wire.format === 'gemini') {
     expect(request.body.contents).to.deep.equal([
       { role: 'user', parts: [{ text: 'Say hello' }] },
       { role: 'model', parts: [{ text: 'Hi.' }] },
@@ -159,8 +121,6 @@ function expectUpstreamRequest(id: string, baseURL: string, modelId: string, see
     expect(request.body.generationConfig).to.include({ temperature: TEMPERATURE, maxOutputTokens: MAX_TOKENS });
     return;
   }
-  expect(request.headers.get('authorization')).to.equal(`Bearer ${token}`);
-  if (id === 'cloudflare') expect(request.headers.get('authorization')).not.to.include(cloudflareParts().accountId);
   expect(request.body.model).to.equal(modelId);
   expect(request.body.messages).to.deep.equal(conversation);
   expect(request.body.temperature).to.equal(TEMPERATURE);
@@ -169,13 +129,10 @@ function expectUpstreamRequest(id: string, baseURL: string, modelId: string, see
   // provider's streams carry no usage.
   if (streamed) expect(request.body.stream).to.equal(true);
   else expect(request.body, 'a non-streaming call').not.to.have.property('stream');
-  if (id === 'cohere') {
-    // Cohere's Compatibility API refuses these two fields.
-    expect(request.body, 'cohere body').to.not.have.any.keys('stream_options', 'user');
-  } else {
-    expect(request.body.user).to.equal(USER);
-    if (id !== 'groq') expect(request.body.stream_options).to.deep.equal({ include_usage: true });
-  }
+  // Fields the provider refuses (Cohere: stream_options and user) are left out.
+  if (wire.omittedFields.length > 0) expect(request.body, `${plugin.id} body`).to.not.have.any.keys(...wire.omittedFields);
+  if (!wire.omittedFields.includes('user')) expect(request.body.user).to.equal(USER);
+  if (streamed && !wire.omittedFields.includes('stream_options')) expect(request.body.stream_options).to.deep.equal({ include_usage: true });
 }
 
 function expectRoutingHeaders(res: Response, id: string, modelId: string): void {
@@ -238,27 +195,24 @@ describe('providers: each plugin through Freeway against its real base URL (nock
     }
   }
 
-  for (const [id, baseURL] of decisions) {
+  for (const plugin of plugins) {
+    const { id, baseURL } = plugin;
     describe(id, function () {
-      const plugin = pluginById.get(id);
-      const modelId = plugin ? pinnable(plugin) : '';
+      const modelId = liveModelId(plugin);
       const requested = `${id}/${modelId}`;
-
-      before(function () {
-        if (!plugin) throw new Error(`no plugin providers/${id}`);
-      });
+      const gemini = wireOf(plugin).format === 'gemini';
 
       it(`non-streaming: POSTs to ${baseURL} with the mapped body and answers a chat.completion`, async function () {
-        const streamed = plugin?.usageInStreams !== false;
+        const streamed = plugin.usageInStreams !== false;
         const { scope, seen } = streamed
-          ? interceptUpstream(id, baseURL, modelId, id === 'google' ? geminiStream('MAX_TOKENS') : openAIStream(id, modelId, 'length'))
-          : interceptUpstream(id, baseURL, modelId, openAICompletion(modelId, 'length', id), 'application/json');
+          ? interceptUpstream(plugin, modelId, gemini ? geminiStream(id, 'MAX_TOKENS') : openAIStream(plugin, modelId, 'length'))
+          : interceptUpstream(plugin, modelId, openAICompletion(modelId, 'length', id), 'application/json');
 
         const res = await post(id, { model: requested, messages: conversation, temperature: TEMPERATURE, max_tokens: MAX_TOKENS, user: USER });
         await expectOk(res);
 
         expect(scope.isDone(), 'nock scope done').to.equal(true);
-        expectUpstreamRequest(id, baseURL, modelId, seen, streamed);
+        expectUpstreamRequest(plugin, modelId, seen, streamed);
         expect(res.headers.get('content-type')).to.match(/^application\/json/);
         expectRoutingHeaders(res, id, modelId);
         const body = (await res.json()) as Record<string, any>;
@@ -274,8 +228,8 @@ describe('providers: each plugin through Freeway against its real base URL (nock
       });
 
       it(`streaming: relays the upstream stream as chat.completion.chunk events and [DONE]`, async function () {
-        const reply = id === 'google' ? geminiStream('STOP') : openAIStream(id, modelId, 'stop');
-        const { scope, seen } = interceptUpstream(id, baseURL, modelId, reply);
+        const reply = gemini ? geminiStream(id, 'STOP') : openAIStream(plugin, modelId, 'stop');
+        const { scope, seen } = interceptUpstream(plugin, modelId, reply);
 
         const res = await post(id, {
           model: requested,
@@ -292,7 +246,7 @@ describe('providers: each plugin through Freeway against its real base URL (nock
         expectRoutingHeaders(res, id, modelId);
         const text = await res.text();
         expect(scope.isDone(), 'nock scope done').to.equal(true);
-        expectUpstreamRequest(id, baseURL, modelId, seen);
+        expectUpstreamRequest(plugin, modelId, seen);
 
         const events = text.split('\n\n').filter((event) => event !== '');
         for (const event of events) expect(event.startsWith('data: '), event).to.equal(true);
@@ -312,7 +266,7 @@ describe('providers: each plugin through Freeway against its real base URL (nock
         expect(first.choices[0]?.delta.role).to.equal('assistant');
 
         let withChoices = chunks;
-        if (plugin?.usageInStreams === false) {
+        if (plugin.usageInStreams === false) {
           // The provider's stream reported no usage, so none is invented: no usage chunk.
           expect(chunks.every((chunk) => chunk.usage === undefined && chunk.choices.length === 1)).to.equal(true);
         } else {

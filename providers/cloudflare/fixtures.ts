@@ -6,6 +6,8 @@ const failure = (code: number, message: string): unknown => ({ errors: [{ messag
 
 const fixtures: ProviderFixtures = {
   sampleKey: 'a1b2c3d4e5f60718293a4b5c6d7e8f90:CFq8Zt3Lm7Xw2Rk9Pv4Nj6Hb1Yc5Td0Gs',
+  // Workers AI's OpenAI endpoint lives under the account id, the part of the key before the colon.
+  wire: { chatPath: (_modelId, key) => `/accounts/${key.slice(0, key.indexOf(':'))}/ai/v1/chat/completions` },
   errors: [
     {
       // "All limits reset daily at 00:00 UTC" (Workers AI pricing): four hours after FIXTURE_NOW.

@@ -32,6 +32,7 @@ function quotaExceeded(quotaId: string, retryDelay: string): unknown {
 
 const fixtures: ProviderFixtures = {
   sampleKey: 'AIzaSyB4xK9mQ2vL7pT3wR8nZ5cJ1hF6gD0sE-k',
+  wire: { format: 'gemini', chatPath: (modelId) => `/models/${modelId}:streamGenerateContent?alt=sse` },
   errors: [
     {
       // Google answers a wrong key with 400 INVALID_ARGUMENT, not 401: it is the key, not the request.

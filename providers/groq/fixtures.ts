@@ -7,6 +7,8 @@ const limitMessage = (window: string, retry: string): string =>
 
 const fixtures: ProviderFixtures = {
   sampleKey: 'gsk_Q7vT2mXp9LcR4wZk8bNf3HjY6sDa1Ue5',
+  // @ai-sdk/groq sends no stream_options; Groq reports streaming usage in x_groq.usage on the final chunk.
+  wire: { omittedFields: ['stream_options'], streamUsage: 'x_groq' },
   errors: [
     {
       // The 429 body as Groq sends it, quoted in continuedev/continue#10920; retry-after per the rate-limits page.
