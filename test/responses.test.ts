@@ -368,6 +368,35 @@ describe('POST /v1/responses with the openai SDK', function () {
       expect(final.output_text).to.equal('Answer.');
     });
 
+    it('text then two tool calls in one answer: the message is done before the calls are added, each call added before it is done', async function () {
+      upstream.handle((_req, res) =>
+        openAISSE(res, [
+          chunk({ role: 'assistant', content: 'Checking both.' }),
+          chunk({ tool_calls: [{ index: 0, id: 'call_a', type: 'function', function: { name: 'get_weather', arguments: '{"city":' } }] }),
+          chunk({ tool_calls: [{ index: 0, function: { arguments: '"Paris"}' } }] }),
+          chunk({ tool_calls: [{ index: 1, id: 'call_b', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Rome"}' } }] }),
+          chunk({}, 'tool_calls'),
+          { choices: [], usage },
+        ]),
+      );
+      const stream = openai.responses.stream({ model: 'free:tool-use', input: 'Weather in Paris and Rome?', tools: [weatherTool] });
+      const events: ResponseStreamEvent[] = [];
+      for await (const event of stream) events.push(event);
+      const summary = events.flatMap((event) =>
+        event.type === 'response.output_item.added' || event.type === 'response.output_item.done' ? [`${event.type.slice(21)} ${event.output_index} ${event.item.type}`] : [],
+      );
+      // Tool calls may overlap (the upstream finishes them all at its end); the message is done first.
+      expect(summary.slice(0, 2)).to.deep.equal(['added 0 message', 'done 0 message']);
+      expect(summary.slice(2).sort()).to.deep.equal(['added 1 function_call', 'added 2 function_call', 'done 1 function_call', 'done 2 function_call']);
+      for (const index of [1, 2]) expect(summary.indexOf(`added ${index} function_call`)).to.be.below(summary.indexOf(`done ${index} function_call`));
+      const final = await stream.finalResponse();
+      expect(final.output_text).to.equal('Checking both.');
+      expect(final.output.flatMap((item) => (item.type === 'function_call' ? [[item.call_id, item.arguments]] : []))).to.deep.equal([
+        ['call_a', '{"city":"Paris"}'],
+        ['call_b', '{"city":"Rome"}'],
+      ]);
+    });
+
     it('a stream cut at max_output_tokens ends with response.incomplete', async function () {
       upstream.handle((_req, res) => openAISSE(res, [chunk({ role: 'assistant', content: 'Once' }), chunk({}, 'length'), { choices: [], usage }]));
       const stream = openai.responses.stream({ model: 'free:auto', input: 'Story', max_output_tokens: 16 });
@@ -447,6 +476,123 @@ describe('POST /v1/responses with the openai SDK', function () {
       this.timeout(30000);
       const wrong = [{ type: 'response.output_text.delta', sequence_number: 0, item_id: 'msg_1', output_index: 0, content_index: 0, delta: 'x' }];
       expect(await checkAgainstSDKTypes(wrong)).to.include('logprobs');
+    });
+  });
+
+  describe('Gemini behind the Responses API', function () {
+    let gemini: FakeUpstream;
+    let viaGoogle: RunningFreeway;
+
+    before(async function () {
+      gemini = await startUpstream();
+      viaGoogle = await startFreeway({ env: { GOOGLE_BASE_URL: gemini.url } });
+    });
+
+    after(async function () {
+      await viaGoogle.close();
+      await gemini.close();
+    });
+
+    /** streamGenerateContent?alt=sse with one whole functionCall part, as Gemini sends calls. */
+    const functionCall = (_req: SeenRequest, res: import('node:http').ServerResponse): void => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.end(
+        `data: ${JSON.stringify({
+          candidates: [{ content: { role: 'model', parts: [{ functionCall: { name: 'get_weather', args: { city: 'Paris' } } }] }, finishReason: 'STOP', index: 0 }],
+          usageMetadata: { promptTokenCount: 12, candidatesTokenCount: 5, totalTokenCount: 17 },
+        })}\r\n\r\n`,
+      );
+    };
+
+    it('a whole function call streams as added, one arguments delta, done', async function () {
+      gemini.handle(functionCall);
+      const stream = client(viaGoogle, keyHeaders('google')).responses.stream({ model: 'google/gemini-2.5-flash', input: 'Weather in Paris?', tools: [weatherTool] });
+      const events: ResponseStreamEvent[] = [];
+      for await (const event of stream) events.push(event);
+      expect(events.map((event) => event.type)).to.deep.equal([
+        'response.created',
+        'response.in_progress',
+        'response.output_item.added',
+        'response.function_call_arguments.delta',
+        'response.function_call_arguments.done',
+        'response.output_item.done',
+        'response.completed',
+      ]);
+      const final = await stream.finalResponse();
+      const call = final.output[0];
+      expect(call?.type === 'function_call' && [call.name, JSON.parse(call.arguments)]).to.deep.equal(['get_weather', { city: 'Paris' }]);
+      expect(final.usage).to.deep.include({ input_tokens: 12, output_tokens: 5, total_tokens: 17 });
+      expect(gemini.requests[0]?.path).to.match(/^\/models\/gemini-2\.5-flash:streamGenerateContent/);
+    });
+
+    it('a function_call_output goes to Gemini as a functionResponse named after its call', async function () {
+      gemini.handle((_req, res) => {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.end(`data: ${JSON.stringify({ candidates: [{ content: { role: 'model', parts: [{ text: 'Sunny.' }] }, finishReason: 'STOP', index: 0 }] })}\r\n\r\n`);
+      });
+      const response = await client(viaGoogle, keyHeaders('google')).responses.create({
+        model: 'google/gemini-2.5-flash',
+        tools: [weatherTool],
+        input: [
+          { role: 'user', content: 'Weather in Paris?' },
+          { type: 'function_call', call_id: 'call_9', name: 'get_weather', arguments: '{"city":"Paris"}' },
+          { type: 'function_call_output', call_id: 'call_9', output: 'sunny' },
+        ],
+      });
+      expect(response.output_text).to.equal('Sunny.');
+      expect(response).not.to.have.property('usage');
+      const contents = gemini.requests.at(-1)?.body?.contents as Array<{ role: string; parts: Array<Record<string, any>> }>;
+      expect(contents.map((content) => content.role)).to.deep.equal(['user', 'model', 'user']);
+      expect(contents[1]?.parts[0]?.functionCall).to.deep.include({ name: 'get_weather', args: { city: 'Paris' } });
+      expect(contents[2]?.parts[0]?.functionResponse?.name).to.equal('get_weather');
+    });
+  });
+
+  describe('a Codex-style agent request', function () {
+    it('is served: developer instructions, earlier reasoning, calls and outputs, store false, fields Freeway ignores', async function () {
+      upstream.handle((_req, res) => openAIToolCall(res, 'shell', '{"command":["ls"]}'));
+      const shell: FunctionTool = {
+        type: 'function',
+        name: 'shell',
+        description: 'Runs a shell command',
+        strict: false,
+        parameters: { type: 'object', properties: { command: { type: 'array', items: { type: 'string' } } }, required: ['command'] },
+      };
+      const reply = await postResponses(
+        freeway.url,
+        {
+          model: 'free:tool-use',
+          instructions: 'You are a coding agent.',
+          input: [
+            { type: 'message', role: 'developer', content: [{ type: 'input_text', text: '<permissions>workspace-write</permissions>' }] },
+            { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'List the files' }] },
+            { type: 'reasoning', id: 'rs_1', summary: [], content: null, encrypted_content: 'gAAAA...' },
+            { type: 'function_call', id: 'fc_1', call_id: 'call_0', name: 'shell', arguments: '{"command":["pwd"]}' },
+            { type: 'function_call_output', call_id: 'call_0', output: '/work' },
+          ],
+          tools: [shell],
+          tool_choice: 'auto',
+          parallel_tool_calls: false,
+          reasoning: { effort: 'medium', summary: 'auto' },
+          store: false,
+          stream: true,
+          include: ['reasoning.encrypted_content'],
+          prompt_cache_key: '0199-session',
+        },
+        keyHeaders('cerebras'),
+      );
+      expect(reply.status, reply.text).to.equal(200);
+      const events = responseEvents(reply.text);
+      const done = events.find((event) => event.type === 'response.output_item.done');
+      expect(done.item).to.deep.include({ type: 'function_call', name: 'shell', arguments: '{"command":["ls"]}' });
+      expect(events.at(-1).type).to.equal('response.completed');
+      expect(seen(upstream).body?.messages).to.deep.equal([
+        { role: 'system', content: 'You are a coding agent.' },
+        { role: 'system', content: '<permissions>workspace-write</permissions>' },
+        { role: 'user', content: 'List the files' },
+        { role: 'assistant', content: null, tool_calls: [{ id: 'call_0', type: 'function', function: { name: 'shell', arguments: '{"command":["pwd"]}' } }] },
+        { role: 'tool', tool_call_id: 'call_0', content: '/work' },
+      ]);
     });
   });
 

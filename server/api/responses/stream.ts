@@ -20,8 +20,10 @@ interface OpenItem {
  * function call) added, its deltas and done, then `response.completed` or
  * `response.incomplete`. The response's fixed fields are serialized once per
  * stream and each delta's event is a constant prefix, the sequence number and
- * one JSON.stringify of the new text. Items are written one after another: a
- * new item closes the open message or reasoning item. What the items hold is
+ * one JSON.stringify of the new text. A new item closes the open message or
+ * reasoning item; function calls stay open until the upstream finishes them
+ * (OpenAI-compatible streams finish every call at their end), so calls may
+ * overlap, each event naming its item by output_index. What the items hold is
  * kept until the end, for the final Response object (one answer's size, as for
  * a non-streaming caller).
  */
