@@ -191,6 +191,18 @@ describe('POST /v1/responses with the openai SDK', function () {
       });
     });
 
+    it('reasoning.effort goes to a model that takes an effort, and is echoed', async function () {
+      const response = await openai.responses.create({ model: 'cerebras/gpt-oss-120b', input: 'Hi', reasoning: { effort: 'low', summary: 'auto' } });
+      expect(response.reasoning).to.deep.equal({ effort: 'low' });
+      expect(seen(upstream).body?.model).to.equal('gpt-oss-120b');
+      expect(seen(upstream).body?.reasoning_effort).to.equal('low');
+    });
+
+    it('reasoning.effort is not sent to a model that takes none', async function () {
+      await openai.responses.create({ model: 'cerebras/llama-3.3-70b', input: 'Hi', reasoning: { effort: 'high' } });
+      expect(seen(upstream).body).not.to.have.property('reasoning_effort');
+    });
+
     it('returns the reasoning of a reasoning model as a reasoning item before the message', async function () {
       upstream.handle((_req, res) =>
         openAISSE(res, [chunk({ role: 'assistant', reasoning_content: 'The user greets. ' }), chunk({ reasoning_content: 'Greet back.' }), chunk({ content: 'Hello!' }), chunk({}, 'stop'), { choices: [], usage }]),
@@ -443,7 +455,7 @@ describe('POST /v1/responses with the openai SDK', function () {
         { handler: (_req, res) => openAIToolCall(res, 'get_weather', '{"city":"Paris"}'), body: { input: 'Weather?', tools: [weatherTool], tool_choice: { type: 'function', name: 'get_weather' } } },
         {
           handler: (_req, res) => openAISSE(res, [chunk({ role: 'assistant', reasoning_content: 'Hmm.' }), chunk({ content: 'Yes.' }), chunk({}, 'stop'), { choices: [], usage: { ...usage, prompt_tokens_details: { cached_tokens: 2 }, completion_tokens_details: { reasoning_tokens: 1 } } }]),
-          body: { input: 'Hi', max_output_tokens: 100, temperature: 1, top_p: 1 },
+          body: { input: 'Hi', max_output_tokens: 100, temperature: 1, top_p: 1, reasoning: { effort: 'medium' } },
         },
         { handler: (_req, res) => openAISSE(res, [chunk({ role: 'assistant', content: 'Cut' }), chunk({}, 'length')]), body: { input: 'Hi' } },
         {
@@ -630,6 +642,7 @@ describe('POST /v1/responses with the openai SDK', function () {
       ['an unknown text format', { model: 'free:auto', input: 'Hi', text: { format: { type: 'xml' } } }, 'Validation failed: text.format.type: must be one of text, json_object, json_schema'],
       ['a json_schema format without schema', { model: 'free:auto', input: 'Hi', text: { format: { type: 'json_schema', name: 'x' } } }, 'Validation failed: text.format.schema: is required'],
       ['metadata with a number', { model: 'free:auto', input: 'Hi', metadata: { n: 1 } }, 'Validation failed: metadata.n: must be string, not number'],
+      ['an unknown reasoning effort', { model: 'free:auto', input: 'Hi', reasoning: { effort: 'extreme' } }, 'Validation failed: reasoning.effort: must be one of none, minimal, low, medium, high, xhigh, max'],
       ['stream as a string', { model: 'free:auto', input: 'Hi', stream: 'yes' }, 'Validation failed: stream: must be boolean, not string'],
       ['a body that is a list', [] as unknown as Record<string, unknown>, 'Validation failed: body: must be object, not array'],
     ];
@@ -643,7 +656,7 @@ describe('POST /v1/responses with the openai SDK', function () {
     }
 
     it('store: true is served statelessly and echoed as store: false; unknown fields are ignored', async function () {
-      const reply = await postResponses(freeway.url, { model: 'free:auto', input: 'Hi', store: true, include: ['reasoning.encrypted_content'], reasoning: { effort: 'low' }, truncation: 'auto', frobnicate: 1 }, keyHeaders('cerebras'));
+      const reply = await postResponses(freeway.url, { model: 'free:auto', input: 'Hi', store: true, include: ['reasoning.encrypted_content'], reasoning: { summary: 'auto' }, truncation: 'auto', frobnicate: 1 }, keyHeaders('cerebras'));
       expect(reply.status, reply.text).to.equal(200);
       expect(reply.json.store).to.equal(false);
       expect(reply.json.status).to.equal('completed');

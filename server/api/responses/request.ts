@@ -120,6 +120,7 @@ export function toCallOptions(request: ResponsesRequest): CallOptions {
   return {
     prompt: toPrompt(request),
     maxOutputTokens: request.max_output_tokens ?? undefined,
+    reasoning: request.reasoning_effort,
     temperature: request.temperature ?? undefined,
     topP: request.top_p ?? undefined,
     tools,

@@ -78,6 +78,7 @@ export function echoedFields(request: ResponsesRequest) {
     max_output_tokens: request.max_output_tokens,
     metadata: request.metadata,
     parallel_tool_calls: request.parallel_tool_calls,
+    ...(request.reasoning_effort === undefined ? {} : { reasoning: { effort: request.reasoning_effort } }),
     store: false,
     temperature: request.temperature,
     text: request.text,

@@ -52,6 +52,9 @@ export type TextFormat =
   | { type: 'json_object' }
   | { type: 'json_schema'; name: string; schema: Record<string, unknown>; description?: string; strict?: boolean | null };
 
+/** OpenAI's reasoning effort levels, which the AI SDK takes as its `reasoning` option. */
+export type ReasoningEffort = 'none' | 'minimal' | 'low' | 'medium' | 'high' | 'xhigh' | 'max';
+
 export interface ResponsesRequest {
   model: string;
   input: InputItem[];
@@ -60,6 +63,8 @@ export interface ResponsesRequest {
   tool_choice: ToolChoice;
   text: { format: TextFormat };
   max_output_tokens: number | null;
+  /** `reasoning.effort`: sent to the models that take an effort, ignored by the rest. */
+  reasoning_effort: ReasoningEffort | undefined;
   temperature: number | null;
   top_p: number | null;
   parallel_tool_calls: boolean;

@@ -1,6 +1,6 @@
 import { invalidRequest } from '../../http/errors.ts';
 import { assertSchemaDepth } from '../json-depth.ts';
-import type { FunctionTool, InputItem, InputText, InputImage, MessageItem, ResponsesRequest, TextFormat, ToolChoice } from './types.ts';
+import type { FunctionTool, InputItem, InputText, InputImage, MessageItem, ReasoningEffort, ResponsesRequest, TextFormat, ToolChoice } from './types.ts';
 
 /**
  * Validates a Responses request by hand: its input items are a union whose
@@ -114,6 +114,17 @@ function parseTextFormat(value: unknown): TextFormat {
     default:
       fail('text.format.type', 'must be one of text, json_object, json_schema');
   }
+}
+
+const efforts: ReadonlySet<string> = new Set<ReasoningEffort>(['none', 'minimal', 'low', 'medium', 'high', 'xhigh', 'max']);
+
+function parseReasoningEffort(value: unknown): ReasoningEffort | undefined {
+  if (value == null) return undefined;
+  if (!isObject(value)) fail('reasoning', `must be object, not ${typeName(value)}`);
+  const effort = value.effort;
+  if (effort == null) return undefined;
+  if (typeof effort !== 'string' || !efforts.has(effort)) fail('reasoning.effort', `must be one of ${[...efforts].join(', ')}`);
+  return effort as ReasoningEffort;
 }
 
 function parseMetadata(value: unknown): Record<string, string> {
@@ -244,6 +255,7 @@ export function parseResponsesRequest(body: unknown): ResponsesRequest {
     tool_choice: parseToolChoice(body.tool_choice),
     text: { format: parseTextFormat(body.text) },
     max_output_tokens: optionalNumber(body.max_output_tokens, 'max_output_tokens', 1, Number.MAX_SAFE_INTEGER, true),
+    reasoning_effort: parseReasoningEffort(body.reasoning),
     temperature: optionalNumber(body.temperature, 'temperature', 0, 2),
     top_p: optionalNumber(body.top_p, 'top_p', 0, 1),
     parallel_tool_calls: optionalBoolean(body.parallel_tool_calls, 'parallel_tool_calls') ?? true,
