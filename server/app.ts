@@ -14,6 +14,7 @@ import { createLatencyTracker } from './routing/latency.ts';
 import { createRateLimit } from './http/rate-limit.ts';
 import { jsonBody } from './http/json-body.ts';
 import { requestLog, type LogLocals } from './http/request-log.ts';
+import { createShutdown } from './http/shutdown.ts';
 import { createRedactor, sanitizeForLog } from './http/redact.ts';
 import { createRouter } from './routing/router.ts';
 import { createStores } from './state/stores.ts';
@@ -46,6 +47,8 @@ export interface FreewayApp {
   readonly app: Express;
   /** Stops timers and releases stores. */
   close(): Promise<void>;
+  /** Answers every completion still running (503, or an error event once streaming), for a shutdown that cannot wait longer. */
+  interrupt(): void;
 }
 
 function methodNotAllowed(allow: string): RequestHandler {
@@ -65,6 +68,7 @@ export function createApp(deps: AppDeps): FreewayApp {
   const { healthStore } = stores;
   const router = createRouter({ config, health: healthStore, hashKey, latency: createLatencyTracker(), redact, random: deps.random, now: deps.now });
   const rateLimit = createRateLimit({ max: config.rateLimitMax, windowMs: config.rateLimitWindowMs, store: stores.rateLimitStore });
+  const shutdown = createShutdown();
   const completions = {
     catalog,
     readKeys,
@@ -73,6 +77,7 @@ export function createApp(deps: AppDeps): FreewayApp {
     models: createModelSource(config.baseURLs, deps.fetch ?? createUpstreamFetch()),
     maxResponseBytes: config.maxResponseBytes,
     clientStallTimeoutMs: config.clientStallTimeoutMs,
+    shutdown: shutdown.gate,
   };
   const resolveClaudeModel = modelResolver(catalog, config.anthropicModelMap);
   const claudeModels = anthropicModels(catalog, Math.floor(Date.now() / 1000));
@@ -155,5 +160,6 @@ export function createApp(deps: AppDeps): FreewayApp {
   return {
     app,
     close: stores.close,
+    interrupt: shutdown.interrupt,
   };
 }

@@ -37,6 +37,9 @@ if (clustered && cluster.isPrimary) {
   serve(config);
 }
 
+/** After SHUTDOWN_TIMEOUT_MS, how long the interrupted requests have to send their answers. */
+const FINAL_GRACE_MS = 500;
+
 function serve(config: Config): void {
   const catalog = buildCatalog(plugins);
   // Workers without Redis keep their state in the primary; with Redis (or alone), createApp picks the stores.
@@ -60,8 +63,11 @@ function serve(config: Config): void {
     stopping = true;
     logger.info(`${reason}: draining in-flight requests (up to ${config.shutdownTimeoutMs} ms)`);
     const force = setTimeout(() => {
-      logger.warn('shutdown timeout: closing remaining connections');
-      server.closeAllConnections();
+      // Every request still running gets an answer (a 503, or an error event once
+      // its stream has started) and its log line; what is left after a moment is closed.
+      logger.warn('shutdown timeout: answering the requests still running, then closing their connections');
+      freeway.interrupt();
+      setTimeout(() => server.closeAllConnections(), FINAL_GRACE_MS).unref();
     }, config.shutdownTimeoutMs);
     force.unref();
     // Connections that finish their last response while draining would otherwise

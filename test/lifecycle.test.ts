@@ -158,17 +158,51 @@ describe('process lifecycle (server/main.ts)', function () {
     });
   }
 
-  it('gives up on requests still running after SHUTDOWN_TIMEOUT_MS and exits 0', async () => {
+  /** The request log lines the child wrote, parsed. */
+  const requestLines = (output: readonly string[]): Array<{ level: number; msg: string; reason?: string }> =>
+    output
+      .join('')
+      .split('\n')
+      .filter((line) => line.includes('"msg":"POST /v1/chat/completions'))
+      .map((line) => JSON.parse(line) as { level: number; msg: string; reason?: string });
+
+  const shutdownReason = 'Freeway was shutting down and SHUTDOWN_TIMEOUT_MS ran out before the answer was complete';
+
+  it('after SHUTDOWN_TIMEOUT_MS a request still waiting gets a 503 server_error and a warn log line, then exits 0', async () => {
     upstream.handle(faults.hangBeforeHeaders());
     upstream.requests.length = 0;
     const server = await startMain({ SHUTDOWN_TIMEOUT_MS: '300', FIRST_TOKEN_TIMEOUT_MS: '60000' });
-    const pending = postChat(server.url, hello('free:auto'), keyHeaders('groq')).catch((error: Error) => error);
+    const pending = postChat(server.url, hello('free:auto'), keyHeaders('groq'));
     while (upstream.requests.length === 0) await new Promise((r) => setTimeout(r, 10));
     const signalled = performance.now();
     child?.kill('SIGTERM');
+    const res = await pending;
+    expect(res.status).to.equal(503);
+    expect(res.json.error).to.deep.equal({ message: 'Freeway is shutting down. Send the request again.', type: 'server_error', code: 503 });
     expect(await server.exited).to.equal(0);
     expect(performance.now() - signalled).to.be.within(250, 3000);
-    await pending;
+    const lines = requestLines(server.output);
+    expect(lines).to.have.length(1);
+    expect(lines[0]?.level).to.equal(40);
+    expect(lines[0]?.msg).to.match(/^POST \/v1\/chat\/completions 503 \d+ms$/);
+    expect(lines[0]?.reason).to.equal(shutdownReason);
+  });
+
+  it('after SHUTDOWN_TIMEOUT_MS a started stream ends with an error event, not a silent cut, and is logged at warn', async () => {
+    upstream.handle(faults.trickle(1000, 50));
+    const server = await startMain({ SHUTDOWN_TIMEOUT_MS: '300' });
+    const stream = await openChat(server.url, hello('free:auto', { stream: true }), keyHeaders('groq'));
+    child?.kill('SIGTERM');
+    const events = sseEvents(await stream.rest);
+    expect(events.length).to.be.greaterThan(2);
+    expect(events.at(-1).error).to.deep.equal({ message: 'Freeway is shutting down. Send the request again.', type: 'server_error', code: 503 });
+    expect(events).to.not.include('[DONE]');
+    expect(await server.exited).to.equal(0);
+    const lines = requestLines(server.output);
+    expect(lines).to.have.length(1);
+    expect(lines[0]?.level).to.equal(40);
+    expect(lines[0]?.msg).to.match(/^POST \/v1\/chat\/completions 200 \d+ms$/);
+    expect(lines[0]?.reason).to.equal(shutdownReason);
   });
 
   it('a second signal exits at once', async () => {

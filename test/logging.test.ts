@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { createMemoryHealthStore, type HealthStore } from '../server/routing/health.ts';
 import { startFreeway, type RunningFreeway } from './support/freeway.ts';
+import { faults } from './support/faults.ts';
 import { headerFor, keyHeaders, testKeys } from './support/keys.ts';
 import { json, openAIError, openAIText, startUpstream, type FakeUpstream, type SeenRequest } from './support/upstream.ts';
 
@@ -207,6 +208,59 @@ describe('request logging', () => {
     const msg = parse(freeway.logs[0] as string).msg;
     expect(msg).to.match(/^POST \/v1\/chat\/completions 499 \d+ms$/);
     expectNoSecrets(freeway.logs);
+  });
+});
+
+describe('request logging: streams that did not end well', () => {
+  let upstream: FakeUpstream;
+  let freeway: RunningFreeway;
+  before(async () => {
+    upstream = await startUpstream(faults.trickle(200, 20));
+    freeway = await startFreeway({ env: { GROQ_BASE_URL: upstream.url } });
+  });
+  after(async () => {
+    await freeway.close();
+    await upstream.close();
+  });
+  beforeEach(() => {
+    freeway.logs.length = 0;
+  });
+
+  it('a stream the client aborted after its first bytes is logged as 499, not 200', async () => {
+    upstream.handle(faults.trickle(200, 20));
+    const controller = new AbortController();
+    const response = await fetch(`${freeway.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...keyHeaders('groq') },
+      body: JSON.stringify({ model: 'groq/llama-3.3-70b-versatile', messages: hi, stream: true }),
+      signal: controller.signal,
+    });
+    expect(response.status).to.equal(200);
+    const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+    await reader.read();
+    controller.abort();
+    await reader.read().catch(() => undefined);
+    await waitForLines(freeway.logs, 1);
+    const line = parse(freeway.logs[0] as string);
+    expect(line.msg).to.match(/^POST \/v1\/chat\/completions 499 \d+ms$/);
+    expect(line.level).to.equal(30);
+  });
+
+  it('a stream that ended with an error event is logged at warn with its reason', async () => {
+    upstream.handle(faults.closeMidStream());
+    const response = await fetch(`${freeway.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...keyHeaders('groq') },
+      body: JSON.stringify({ model: 'groq/llama-3.3-70b-versatile', messages: hi, stream: true }),
+    });
+    const text = await response.text();
+    expect(text).to.include('"error"');
+    await waitForLines(freeway.logs, 1);
+    const line = parse(freeway.logs[0] as string);
+    expect(line.level).to.equal(40);
+    expect(line.msg).to.match(/^POST \/v1\/chat\/completions 200 \d+ms$/);
+    expect(line.reason).to.match(/^The stream from groq failed after it started: /);
+    expect(line.attempts).to.have.length(1);
   });
 });
 

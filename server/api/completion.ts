@@ -5,6 +5,7 @@ import type { Capability } from '../../providers/types.ts';
 import { reportedUsage } from '../../providers/usage.ts';
 import { clip, HttpError, type ErrorType } from '../http/errors.ts';
 import type { LogLocals } from '../http/request-log.ts';
+import { SHUTTING_DOWN_MESSAGE, type ShutdownGate } from '../http/shutdown.ts';
 import type { Redactor } from '../http/redact.ts';
 import type { KeyReader, KeySet } from '../routing/keys.ts';
 import { CallerGone, type AttemptLog, type Routed, type Router } from '../routing/router.ts';
@@ -55,11 +56,15 @@ export interface CompletionDeps {
   readonly maxResponseBytes: number;
   /** CLIENT_STALL_TIMEOUT_MS, for the log line of a caller cut off. */
   readonly clientStallTimeoutMs: number;
+  /** Interrupts running requests when SHUTDOWN_TIMEOUT_MS runs out, so that each still gets an answer. */
+  readonly shutdown: ShutdownGate;
 }
 
 export function attemptsHeader(attempts: readonly AttemptLog[]): string {
   return attempts.map((a) => `${a.provider}/${a.model}${a.key === undefined ? '' : ` key ${a.key}`} ${a.status} ${a.ms}ms`).join(', ');
 }
+
+const SHUTDOWN_REASON = 'Freeway was shutting down and SHUTDOWN_TIMEOUT_MS ran out before the answer was complete';
 
 function setRoutingHeaders(res: Response, routed: Routed<unknown>, attempts: readonly AttemptLog[]): void {
   const { model } = routed.candidate;
@@ -127,6 +132,11 @@ async function sendStream(
   } catch (error) {
     const failure = await routed.finish(error);
     reader.cancel().catch(() => {});
+    if (deps.shutdown.interrupted && !res.destroyed) {
+      locals.cut = { reason: SHUTDOWN_REASON };
+      res.end(encoder.fail(503, 'server_error', SHUTTING_DOWN_MESSAGE));
+      return;
+    }
     if (!failure || failure.kind === 'aborted' || res.destroyed) {
       res.destroy();
       return;
@@ -160,7 +170,9 @@ export function completionRoute<Req>(api: ClientApi<Req>, deps: CompletionDeps):
     const plan = await router.plan(entry, keys, isAlias(entry) ? api.needs(request) : []);
     const call: UpstreamCall = { options: api.callOptions(request), models, user: api.user(request) };
     const caller = new AbortController();
+    const untrack = deps.shutdown.track(() => caller.abort());
     res.once('close', () => {
+      untrack();
       if (!res.writableFinished) caller.abort();
     });
     const attempts: AttemptLog[] = [];
@@ -177,6 +189,10 @@ export function completionRoute<Req>(api: ClientApi<Req>, deps: CompletionDeps):
       res.json(api.respond(routed.value, request));
     } catch (error) {
       if (error instanceof CallerGone) {
+        if (deps.shutdown.interrupted && !res.destroyed && !res.headersSent) {
+          locals.cut = { reason: SHUTDOWN_REASON };
+          throw new HttpError(503, 'server_error', SHUTTING_DOWN_MESSAGE);
+        }
         res.destroy();
         return;
       }
