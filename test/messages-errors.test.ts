@@ -222,6 +222,22 @@ describe('Messages API errors and operations', function () {
       expect(((error as InstanceType<typeof Anthropic.APIError>).error as any).error.type).to.equal('api_error');
     });
 
+    it('an error event from the upstream mid-stream reaches the caller with the key redacted', async function () {
+      cerebras.handle((_req, res) => {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.write(`data: ${JSON.stringify({ id: 'x', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: { content: 'partial ' }, finish_reason: null }] })}\n\n`);
+        res.end(`data: ${JSON.stringify({ error: { message: `Key ${testKeys.cerebras} exceeded its quota`, type: 'rate_limit_error', code: 429 } })}\n\n`);
+      });
+      const answer = await call(freeway.url, 'POST', '/v1/messages?beta=true', hi('claude-sonnet-4-6', { stream: true }), keyHeaders('cerebras'));
+      expect(answer.status).to.equal(200);
+      const events = parseEvents(answer.text);
+      const last = events.at(-1);
+      expect(last?.event).to.equal('error');
+      expect(last?.data.error.type).to.equal('api_error');
+      expect(last?.data.error.message).to.include('[REDACTED]');
+      expect(answer.text).not.to.include(testKeys.cerebras);
+    });
+
     it('GET /v1/models/{id} with anthropic-version: 404 not_found_error; OpenAI\'s shape without the header', async function () {
       expectError(await call(freeway.url, 'GET', '/v1/models/claude-nope'), 404, 'not_found_error', 'Unknown model: claude-nope. GET /v1/models lists the models.');
       const openai = await fetch(`${freeway.url}/v1/models/claude-nope`);
@@ -269,6 +285,8 @@ describe('Messages API errors and operations', function () {
       expect(answer.status, answer.text).to.equal(200);
       const sent = cerebras.requests[0]?.body;
       expect(sent?.reasoning_effort).to.equal('medium');
+      await call(freeway.url, 'POST', '/v1/messages', hi('cerebras/gpt-oss-120b', { output_config: { effort: 'max' }, thinking: { type: 'enabled', budget_tokens: 1024 } }), keyHeaders('cerebras'));
+      expect(cerebras.requests[1]?.body?.reasoning_effort).to.equal('high');
       expect(sent?.response_format).to.deep.include({ type: 'json_schema' });
       expect((sent?.response_format as { json_schema: { schema: unknown } }).json_schema.schema).to.deep.equal(schema);
     });

@@ -1,7 +1,7 @@
 /**
  * CPU per streamed answer of each client API's stream encoder, without HTTP:
  * the same AI SDK parts (a text answer of DELTAS deltas, 20 by default, and a tool call in 10
- * argument pieces) through chat completions' and the Responses API's encoders.
+ * argument pieces) through the encoders of chat completions, the Responses API and the Messages API.
  * Shows what one API's events cost next to another's on the per-chunk path.
  *
  *   node scripts/bench/stream-encoders.ts
@@ -9,6 +9,8 @@
  */
 import type { LanguageModelV4StreamPart } from '@ai-sdk/provider';
 import { chatStream } from '../../server/api/chat/stream.ts';
+import { messagesStream } from '../../server/api/messages/stream.ts';
+import { parseMessagesRequest } from '../../server/api/messages/validate.ts';
 import type { ChatRequest } from '../../server/api/chat/types.ts';
 import type { StreamEncoder } from '../../server/api/completion.ts';
 import { responsesStream } from '../../server/api/responses/stream.ts';
@@ -35,6 +37,7 @@ const toolCall: LanguageModelV4StreamPart[] = [
 
 const chatRequest: ChatRequest = { model: 'free:auto', messages: [{ role: 'user', content: 'Hi' }], stream: true };
 const responsesRequest = parseResponsesRequest({ model: 'free:auto', input: 'Hi', stream: true });
+const messagesRequest = parseMessagesRequest({ model: 'claude-sonnet-4-6', max_tokens: 1024, messages: [{ role: 'user', content: 'Hi' }], stream: true });
 
 function run(open: () => StreamEncoder, parts: readonly LanguageModelV4StreamPart[]): number {
   const encoder = open();
@@ -55,5 +58,7 @@ function measure(name: string, open: () => StreamEncoder, parts: readonly Langua
 
 measure(`chat, text (${deltas} deltas)`, () => chatStream(chatRequest), text);
 measure(`responses, text (${deltas} deltas)`, () => responsesStream(responsesRequest), text);
+measure(`messages, text (${deltas} deltas)`, () => messagesStream(messagesRequest), text);
 measure('chat, tool call', () => chatStream(chatRequest), toolCall);
 measure('responses, tool call', () => responsesStream(responsesRequest), toolCall);
+measure('messages, tool call', () => messagesStream(messagesRequest), toolCall);

@@ -151,13 +151,15 @@ function toTools(request: MessagesRequest): LanguageModelV4FunctionTool[] | unde
 }
 
 /**
- * The AI SDK's reasoning effort: `output_config.effort` as it is, else
+ * The AI SDK's reasoning effort: `output_config.effort` (`xhigh` and `max` as
+ * `high`), else
  * `thinking`'s budget: under 4,096 tokens is `low`, under 16,384 `medium`, more
  * `high`. `adaptive` leaves it to the model; `disabled` sends nothing.
  */
 function toReasoning(request: MessagesRequest): LanguageModelV4CallOptions['reasoning'] {
   const effort = request.output_config?.effort;
-  if (effort !== undefined && effort !== null) return effort;
+  // low, medium and high are the levels every provider that takes an effort knows.
+  if (effort !== undefined && effort !== null) return effort === 'xhigh' || effort === 'max' ? 'high' : effort;
   const thinking = request.thinking;
   if (thinking?.type !== 'enabled') return undefined;
   const budget = thinking.budget_tokens;
