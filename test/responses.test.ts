@@ -165,6 +165,35 @@ describe('POST /v1/responses with the openai SDK', function () {
       expect(seen(upstream).body?.max_tokens).to.equal(16);
     });
 
+    it('an answer stopped by the content filter is incomplete with reason content_filter', async function () {
+      upstream.handle((_req, res) => openAISSE(res, [chunk({ role: 'assistant', content: 'I' }), chunk({}, 'content_filter'), { choices: [], usage }]));
+      const response = await openai.responses.create({ model: 'free:auto', input: 'Hi' });
+      expect(response.status).to.equal('incomplete');
+      expect(response.incomplete_details).to.deep.equal({ reason: 'content_filter' });
+    });
+
+    it('an empty answer is one message with empty text, streamed or not', async function () {
+      upstream.handle((_req, res) => openAISSE(res, [chunk({ role: 'assistant' }), chunk({}, 'stop'), { choices: [], usage }]));
+      const response = await openai.responses.create({ model: 'free:auto', input: 'Say nothing' });
+      expect(response.output).to.have.length(1);
+      expect(response.output[0]).to.deep.include({ type: 'message', status: 'completed' });
+      expect(response.output_text).to.equal('');
+      const stream = openai.responses.stream({ model: 'free:auto', input: 'Say nothing' });
+      const types: string[] = [];
+      for await (const event of stream) types.push(event.type);
+      expect(types).to.deep.equal([
+        'response.created',
+        'response.in_progress',
+        'response.output_item.added',
+        'response.content_part.added',
+        'response.output_text.done',
+        'response.content_part.done',
+        'response.output_item.done',
+        'response.completed',
+      ]);
+      expect((await stream.finalResponse()).output_text).to.equal('');
+    });
+
     it('reports no usage when the upstream reported none, rather than zeros', async function () {
       upstream.handle((_req, res) => openAISSE(res, [chunk({ role: 'assistant', content: 'Hi' }), chunk({}, 'stop')]));
       const response = await openai.responses.create({ model: 'free:auto', input: 'Hi' });
