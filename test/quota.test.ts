@@ -123,6 +123,18 @@ describe('quota headers', () => {
     expect(plugin('sambanova').readQuota?.(headers, NOW)).to.deep.equal({ remainingRequests: 0, requestsResetAt: NOW + (4 * 60 + 17) * 60_000 });
   });
 
+  it('mistral: the per-minute remaining requests and tokens it sends (no reset is sent)', () => {
+    // As Mistral sends them, quoted in mistralai/client-ts#169.
+    const headers = {
+      'x-ratelimit-limit-tokens-minute': '5000000',
+      'x-ratelimit-remaining-tokens-minute': '4999911',
+      'x-ratelimit-tokens-query-cost': '52',
+      'x-ratelimit-limit-req-minute': '720',
+      'x-ratelimit-remaining-req-minute': '717',
+    };
+    expect(plugin('mistral').readQuota?.(headers, NOW)).to.deep.equal({ remainingRequests: 717, remainingTokens: 4999911 });
+  });
+
   for (const each of plugins) {
     it(`${each.id}: an answer without rate-limit headers reports nothing`, () => {
       const headers = { 'content-type': 'text/event-stream', date: 'Mon, 23 Nov 2026 12:00:00 GMT' };
