@@ -148,6 +148,24 @@ describe('no caller can spoil a key\'s health for others', () => {
       });
     }
 
+    const messagesCases: Array<[string, string, string, string]> = [
+      ['Messages: tool input_schema 5,000 levels deep', '/v1/messages', `"tools":[{"name":"deep","input_schema":${nested(5000)}}]`, 'tools.0.input_schema'],
+      ['Messages: an output_config schema 5,000 levels deep', '/v1/messages', `"output_config":{"format":{"type":"json_schema","schema":${nested(5000)}}}`, 'output_config.format.schema'],
+      ['Messages count_tokens: tool input_schema 5,000 levels deep', '/v1/messages/count_tokens', `"tools":[{"name":"deep","input_schema":${nested(5000)}}]`, 'tools.0.input_schema'],
+    ];
+    for (const [name, path, extra, field] of messagesCases) {
+      it(name, async () => {
+        const maxTokens = path === '/v1/messages' ? '"max_tokens":64,' : '';
+        const res = await postText(freeway.url, `{"model":"free:auto",${maxTokens}"messages":[{"role":"user","content":"Hi"}],${extra}}`, keys, path);
+        expect(res.status, res.text).to.equal(400);
+        expect(res.json.type).to.equal('error');
+        expect(res.json.error.type).to.equal('invalid_request_error');
+        expect(res.json.error.message).to.equal(`Validation failed: ${field}: is nested more than 64 levels deep`);
+        expect(groq.requests.length + cerebras.requests.length + google.requests.length).to.equal(0);
+        await expectAllHealthy();
+      });
+    }
+
     it('a schema 61 levels deep is still served', async () => {
       const res = await postText(freeway.url, body(`"tools":[${tool(nested(30))}]`), keys);
       expect(res.status, res.text).to.equal(200);

@@ -1,4 +1,5 @@
 import { invalidRequest } from '../../http/errors.ts';
+import { assertSchemaDepth } from '../json-depth.ts';
 import type {
   AssistantBlock,
   DocumentBlock,
@@ -214,6 +215,7 @@ function checkTools(value: unknown): Tool[] | undefined {
     if (tool.description !== undefined && typeof tool.description !== 'string') throw fail(`${path}.description`, 'must be a string');
     if (tool.input_schema === undefined) throw fail(`${path}.input_schema`, 'is required');
     object(tool.input_schema, `${path}.input_schema`);
+    assertSchemaDepth(tool.input_schema, `${path}.input_schema`);
   }
   return value as Tool[];
 }
@@ -253,6 +255,7 @@ function checkOutputConfig(value: unknown): void {
     oneOf(format, 'type', 'output_config.format.', ['json_schema']);
     if (format.schema === undefined) throw fail('output_config.format.schema', 'is required');
     object(format.schema, 'output_config.format.schema');
+    assertSchemaDepth(format.schema, 'output_config.format.schema');
   }
 }
 
