@@ -26,6 +26,13 @@ const hi = (model = 'claude-sonnet-4-6', extra: Record<string, unknown> = {}) =>
   ...extra,
 });
 
+/** `{"a": {"a": ... {}}}`, `levels` objects deep. */
+function nested(levels: number): Record<string, unknown> {
+  let value: Record<string, unknown> = {};
+  for (let i = 1; i < levels; i++) value = { a: value };
+  return value;
+}
+
 interface Answer {
   status: number;
   headers: Headers;
@@ -124,6 +131,16 @@ describe('Messages API errors and operations', function () {
       ['thinking without a budget', hi('claude-sonnet-4-6', { thinking: { type: 'enabled' } }), 'Validation failed: thinking.budget_tokens: is required'],
       ['an unknown output_config.effort', hi('claude-sonnet-4-6', { output_config: { effort: 'extreme' } }), 'Validation failed: output_config.effort: must be one of low, medium, high, xhigh, max'],
       ['a body that is not an object', [1, 2], 'Validation failed: body: must be an object'],
+      [
+        'a tool schema nested too deep',
+        hi('claude-sonnet-4-6', { tools: [{ name: 'deep', input_schema: nested(100) }] }),
+        'Validation failed: tools.0.input_schema: is nested more than 64 levels deep',
+      ],
+      [
+        'a tool_use input nested too deep',
+        hi('claude-sonnet-4-6', { messages: [{ role: 'user', content: 'x' }, { role: 'assistant', content: [{ type: 'tool_use', id: 't', name: 'n', input: nested(100) }] }] }),
+        'Validation failed: messages.1.content.0.input: is nested more than 64 levels deep',
+      ],
     ];
     for (const [what, body, message] of invalid) {
       it(`400 invalid_request_error: ${what}`, async function () {

@@ -10,6 +10,7 @@ import type {
 } from '@ai-sdk/provider';
 import type { Capability } from '../../../providers/types.ts';
 import type { CallOptions } from '../../routing/upstream.ts';
+import { imageURLToFilePart } from '../image-url.ts';
 import type { DocumentBlock, ImageBlock, MessagesRequest, TextBlock, ToolChoice } from './types.ts';
 
 /**
@@ -33,7 +34,8 @@ function joinText(content: string | readonly TextBlock[]): string {
 function imagePart(block: ImageBlock): LanguageModelV4FilePart {
   const { source } = block;
   if (source.type === 'base64') return { type: 'file', mediaType: source.media_type, data: { type: 'data', data: source.data } };
-  return { type: 'file', mediaType: 'image/*', data: { type: 'url', url: new URL(source.url) } };
+  // Validation checked the URL; the shared helper names its media type from the extension.
+  return imageURLToFilePart(source.url, 'source.url');
 }
 
 /** Text documents (the only kind validation lets through) as the text a model reads. */

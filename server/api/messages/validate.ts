@@ -161,6 +161,8 @@ function checkAssistantBlock(block: Fields, path: string): AssistantBlock {
       string(block, 'id', `${path}.`);
       string(block, 'name', `${path}.`);
       if (!isObject(block.input)) throw fail(`${path}.input`, 'must be an object');
+      // Providers' SDKs serialize it again, recursively.
+      assertSchemaDepth(block.input, `${path}.input`);
       break;
     case 'thinking':
       string(block, 'thinking', `${path}.`);
