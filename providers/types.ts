@@ -1,7 +1,11 @@
-import type { LanguageModelV4 } from '@ai-sdk/provider';
+import type { JSONObject, LanguageModelV4 } from '@ai-sdk/provider';
 
-/** What a model can be picked for. Each one but `long-context` names an alias `free:<capability>`. */
-export type Capability = 'fast' | 'reasoning' | 'long-context' | 'vision' | 'tool-use';
+/**
+ * What a model can be picked for. Each one but `long-context` and `pdf` names an
+ * alias `free:<capability>`; `pdf` (takes PDF documents as input) only narrows an
+ * alias for requests that carry a PDF.
+ */
+export type Capability = 'fast' | 'reasoning' | 'long-context' | 'vision' | 'tool-use' | 'pdf';
 
 export interface ModelSpec {
   /** The provider's own model id; may contain `/`, `@` and `:`. */
@@ -120,6 +124,21 @@ export interface ProviderFixtures {
 export const FIXTURE_NOW = Date.UTC(2026, 0, 15, 20, 0, 0);
 
 /**
+ * What a caller asked for that the AI SDK's standard call options do not carry;
+ * each field is absent when the caller did not send it.
+ */
+export interface RequestExtras {
+  /** An end-user id for the provider's abuse monitoring. */
+  readonly user?: string;
+  /** False: at most one tool call per answer. */
+  readonly parallelToolCalls?: boolean;
+  /** Return the log probability of each output token. */
+  readonly logprobs?: boolean;
+  /** With `logprobs`: how many most likely alternatives to list per token (0 to 20). */
+  readonly topLogprobs?: number;
+}
+
+/**
  * One provider, self-contained. A folder `providers/<id>/index.ts` whose default
  * export is this object is all it takes to add a provider.
  */
@@ -168,6 +187,20 @@ export interface ProviderPlugin {
   readonly usageInStreams?: boolean;
   /** The provider's documented error answers, tried before the generic classification. */
   readonly errorRules?: readonly ErrorRule[];
+  /**
+   * The AI SDK `providerOptions` entry (under the plugin's id) that carries a
+   * request's extras, or undefined for none. Absent: OpenAI's own body fields
+   * (`user`, `parallel_tool_calls`, and `logprobs` / `top_logprobs` when the
+   * plugin declares `logprobs`), which @ai-sdk/openai-compatible copies into the
+   * request body (`openAICompatibleOptions`).
+   */
+  readonly providerOptions?: (extras: RequestExtras) => JSONObject | undefined;
+  /**
+   * True when the provider documents token log probabilities in OpenAI's format
+   * (`logprobs`, `top_logprobs` in; `choices[].logprobs.content` out). Elsewhere
+   * a request's `logprobs` is not sent, and its answer has `logprobs: null`.
+   */
+  readonly logprobs?: boolean;
   /** Reads the rate-limit headers of an upstream answer (lower-case names); undefined when none. */
   readonly readQuota?: (headers: Readonly<Record<string, string>>, now: number) => QuotaSnapshot | undefined;
 }

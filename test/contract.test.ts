@@ -18,7 +18,7 @@ const folders = (await readdir(providersDir, { withFileTypes: true }))
   .map((entry) => entry.name)
   .sort();
 
-const capabilities: readonly Capability[] = ['fast', 'reasoning', 'long-context', 'vision', 'tool-use'];
+const capabilities: readonly Capability[] = ['fast', 'reasoning', 'long-context', 'vision', 'tool-use', 'pdf'];
 const kinds: readonly UpstreamErrorKind[] = ['rate_limited', 'invalid_key', 'server', 'model_unavailable', 'context_too_long', 'request'];
 const allModelIds = plugins.flatMap((plugin) => plugin.models.map((model) => model.id));
 const capitalized = (id: string): string => `${id.charAt(0).toUpperCase()}${id.slice(1)}`;

@@ -280,13 +280,12 @@ describe('request and response mapping, as the upstream sees it', function () {
       const body = await sent({
         ...user('Hi'),
         logit_bias: { '50256': -100 },
-        logprobs: false,
         metadata: { team: 'a' },
         store: false,
-        parallel_tool_calls: true,
+        service_tier: 'auto',
         some_future_field: { nested: [1, 2, 3] },
       });
-      for (const field of ['logit_bias', 'logprobs', 'metadata', 'store', 'parallel_tool_calls', 'some_future_field']) expect(body, field).not.to.have.property(field);
+      for (const field of ['logit_bias', 'metadata', 'store', 'service_tier', 'some_future_field']) expect(body, field).not.to.have.property(field);
     });
 
     it('n: 2 is a 400 and nothing goes upstream; n: 1 is fine', async function () {
@@ -450,6 +449,16 @@ describe('request and response mapping, as the upstream sees it', function () {
           const entry = freeway.catalog.byId.get(`cloudflare/${model}`);
           expect(entry && 'spec' in entry && entry.spec.capabilities, model).to.include('tool-use');
         }
+      });
+
+      it('with legacy functions, that model is skipped too; with function_call none it is not', async function () {
+        const functions = [weather.function];
+        const reply = await chat({ model: 'free:auto', ...hi, functions }, keyHeaders('cloudflare'));
+        expect(reply.status, reply.text).to.equal(200);
+        expect(reply.headers.get('x-freeway-model')).to.equal('cloudflare/@cf/mistralai/mistral-small-3.1-24b-instruct');
+        const none = await chat({ model: 'free:auto', ...hi, functions, function_call: 'none' }, keyHeaders('cloudflare'));
+        expect(none.status, none.text).to.equal(200);
+        expect(none.headers.get('x-freeway-model')).to.equal(`cloudflare/${NO_TOOLS}`);
       });
 
       it('with tools but tool_choice none, nothing is narrowed', async function () {

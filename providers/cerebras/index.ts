@@ -19,6 +19,7 @@ const cerebras: ProviderPlugin = {
     { id: 'zai-glm-4.7', capabilities: ['reasoning', 'tool-use', 'long-context'], contextWindow: 262144, deprecated: true },
   ],
   authHeaders: bearerAuth,
+  logprobs: true,
   // https://inference-docs.cerebras.ai/support/rate-limits: requests per day and tokens per
   // minute, each reset given in seconds from now (`33011.382867097855`). The per-minute
   // request and per-day token windows are read too when an answer carries them.

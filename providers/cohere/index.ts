@@ -27,6 +27,9 @@ const cohere: ProviderPlugin = {
   // stream therefore get a non-streaming call, whose answer carries usage.
   // https://docs.cohere.com/docs/compatibility-api
   usageInStreams: false,
+  // No extras: `user` is refused (above); the Compatibility API documents no
+  // parallel-call switch and no logprobs.
+  providerOptions: () => undefined,
   authHeaders: bearerAuth,
   // https://docs.cohere.com/reference/errors and /docs/rate-limits; the rows are in fixtures.ts.
   errorRules: [

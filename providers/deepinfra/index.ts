@@ -24,6 +24,7 @@ const deepinfra: ProviderPlugin = {
     { name: 'not authenticated', status: [401, 403], kind: 'invalid_key' },
     { name: 'rate limited', status: 429, kind: 'rate_limited' },
   ],
+  logprobs: true,
   createModel: (options) => openAICompatibleModel('deepinfra', options),
 };
 

@@ -23,6 +23,7 @@ const deepseek: ProviderPlugin = {
     { name: 'model does not exist', status: 400, body: /Model Not Exist/i, kind: 'model_unavailable' },
     { name: 'context length exceeded', status: 400, body: /maximum context length/i, kind: 'context_too_long' },
   ],
+  logprobs: true,
   createModel: (options) => openAICompatibleModel('deepseek', options),
 };
 

@@ -22,6 +22,7 @@ const fireworks: ProviderPlugin = {
     { name: 'model not found or not servable', status: 404, kind: 'model_unavailable' },
     { name: 'context length exceeded', status: 400, body: /prompt is too long|maximum context length/i, kind: 'context_too_long' },
   ],
+  logprobs: true,
   createModel: (options) => openAICompatibleModel('fireworks', options, { supportsStructuredOutputs: true }),
 };
 

@@ -9,11 +9,11 @@ const google: ProviderPlugin = {
   baseURL: 'https://generativelanguage.googleapis.com/v1beta',
   priority: 30,
   models: [
-    { id: 'gemini-2.5-flash', capabilities: ['fast', 'vision', 'tool-use', 'long-context'], contextWindow: 1048576, reasoningEffort: true },
-    { id: 'gemini-2.5-flash-lite', capabilities: ['fast', 'tool-use', 'long-context'], contextWindow: 1048576 },
-    { id: 'gemini-2.5-pro', capabilities: ['reasoning', 'vision', 'tool-use', 'long-context'], contextWindow: 1048576, reasoningEffort: true },
-    { id: 'gemini-3.6-flash', capabilities: ['fast', 'vision', 'tool-use', 'long-context'], contextWindow: 1048576, deprecated: true },
-    { id: 'gemini-3.5-flash', capabilities: ['fast', 'vision', 'tool-use', 'long-context'], contextWindow: 1048576, deprecated: true },
+    { id: 'gemini-2.5-flash', capabilities: ['fast', 'vision', 'tool-use', 'long-context', 'pdf'], contextWindow: 1048576, reasoningEffort: true },
+    { id: 'gemini-2.5-flash-lite', capabilities: ['fast', 'tool-use', 'long-context', 'pdf'], contextWindow: 1048576 },
+    { id: 'gemini-2.5-pro', capabilities: ['reasoning', 'vision', 'tool-use', 'long-context', 'pdf'], contextWindow: 1048576, reasoningEffort: true },
+    { id: 'gemini-3.6-flash', capabilities: ['fast', 'vision', 'tool-use', 'long-context', 'pdf'], contextWindow: 1048576, deprecated: true },
+    { id: 'gemini-3.5-flash', capabilities: ['fast', 'vision', 'tool-use', 'long-context', 'pdf'], contextWindow: 1048576, deprecated: true },
   ],
   authHeaders: (key) => ({ 'x-goog-api-key': key }),
   // https://ai.google.dev/gemini-api/docs/troubleshooting and /docs/rate-limits; the rows are in fixtures.ts.
@@ -33,6 +33,8 @@ const google: ProviderPlugin = {
     { name: 'key without permission', status: 403, kind: 'invalid_key' },
     { name: 'model not found', status: 404, kind: 'model_unavailable' },
   ],
+  // Gemini's API has no end-user id, parallel-call switch or OpenAI-format logprobs.
+  providerOptions: () => undefined,
   // The SDK insists on a key at construction; every call's authHeaders replace it.
   createModel: async ({ modelId, baseURL, fetch }) => {
     const { createGoogleGenerativeAI } = await import('@ai-sdk/google');

@@ -17,6 +17,8 @@ const groq: ProviderPlugin = {
     { id: 'llama-4-maverick-17b-128e-instruct', capabilities: ['fast', 'tool-use', 'vision', 'long-context'], contextWindow: 131072, deprecated: true },
   ],
   authHeaders: bearerAuth,
+  // @ai-sdk/groq's own option names; Groq does not return logprobs.
+  providerOptions: ({ user, parallelToolCalls }) => (user === undefined && parallelToolCalls === undefined ? undefined : { user, parallelToolCalls }),
   // https://console.groq.com/docs/rate-limits: `-requests` is the daily request budget (RPD),
   // `-tokens` the per-minute token budget (TPM); resets are durations like `2m59.56s`.
   readQuota: quotaReader(openAIQuotaHeaders),

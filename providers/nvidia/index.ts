@@ -27,6 +27,7 @@ const nvidia: ProviderPlugin = {
     { name: 'rate limited', status: 429, kind: 'rate_limited' },
     { name: 'context length exceeded', status: 400, body: /maximum context length/i, kind: 'context_too_long' },
   ],
+  logprobs: true,
   createModel: (options) => openAICompatibleModel('nvidia', options),
 };
 

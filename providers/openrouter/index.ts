@@ -32,6 +32,7 @@ const openrouter: ProviderPlugin = {
     { id: 'qwen/qwen3-next-80b-a3b-instruct:free', capabilities: ['tool-use', 'long-context'], contextWindow: 262144 },
   ],
   authHeaders: bearerAuth,
+  logprobs: true,
   // https://openrouter.ai/docs/api-reference/limits: X-RateLimit-Remaining (requests) and
   // X-RateLimit-Reset, the moment of the reset in epoch milliseconds.
   // https://openrouter.ai/docs/api-reference/errors and /limits; the rows are in fixtures.ts.

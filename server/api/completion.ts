@@ -1,7 +1,7 @@
 import type { LanguageModelV4StreamPart } from '@ai-sdk/provider';
 import type { Request, RequestHandler, Response } from 'express';
 import { isAlias, type Catalog } from '../../catalog/catalog.ts';
-import type { Capability } from '../../providers/types.ts';
+import type { Capability, RequestExtras } from '../../providers/types.ts';
 import { reportedUsage } from '../../providers/usage.ts';
 import { clip, HttpError, type ErrorType } from '../http/errors.ts';
 import type { LogLocals } from '../http/request-log.ts';
@@ -28,6 +28,8 @@ export interface ClientApi<Req> {
   stream(request: Req): boolean;
   /** Passed to providers that take an end-user id. */
   user(request: Req): string | undefined;
+  /** What else the request asks of the provider (`parallelToolCalls`, `logprobs`); passed where the provider takes it. */
+  extras?(request: Req): Omit<RequestExtras, 'user'>;
   /** The whole answer, for a caller that did not ask to stream. */
   respond(result: Collected, request: Req): unknown;
   /** A writer of this API's server-sent events for one answer. */
@@ -168,7 +170,9 @@ export function completionRoute<Req>(api: ClientApi<Req>, deps: CompletionDeps):
       throw new HttpError(404, 'invalid_request_error', `Unknown model: ${clip(target)}. GET /v1/models lists the models.`);
     }
     const plan = await router.plan(entry, keys, isAlias(entry) ? api.needs(request) : []);
-    const call: UpstreamCall = { options: api.callOptions(request), models, user: api.user(request) };
+    const user = api.user(request);
+    const extras: RequestExtras = api.extras ? { ...api.extras(request), user } : { user };
+    const call: UpstreamCall = { options: api.callOptions(request), models, extras };
     const caller = new AbortController();
     const untrack = deps.shutdown.track(() => caller.abort());
     res.once('close', () => {

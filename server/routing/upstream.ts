@@ -1,6 +1,7 @@
 import type { LanguageModelV4, LanguageModelV4CallOptions, LanguageModelV4Content, LanguageModelV4FinishReason, LanguageModelV4StreamPart, LanguageModelV4Usage } from '@ai-sdk/provider';
 import type { CatalogModel } from '../../catalog/catalog.ts';
-import type { FetchFunction } from '../../providers/types.ts';
+import { openAICompatibleOptions, tokenLogprobs, type TokenLogprob } from '../../providers/openai-compatible.ts';
+import type { FetchFunction, ProviderPlugin, RequestExtras } from '../../providers/types.ts';
 import { noUsage, reportedUsage } from '../../providers/usage.ts';
 import { assertFinished, isFirstOutput } from '../api/chat/stream.ts';
 import type { AttemptControl, Candidate } from './router.ts';
@@ -62,26 +63,34 @@ export function createModelSource(baseURLs: ReadonlyMap<string, string>, upstrea
 export interface UpstreamCall {
   readonly options: CallOptions;
   readonly models: ModelSource;
-  readonly user: string | undefined;
+  readonly extras: RequestExtras;
+}
+
+/** True when this attempt asks for token log probabilities and its provider returns them. */
+const wantsLogprobs = (call: UpstreamCall, provider: ProviderPlugin): boolean => call.extras.logprobs === true && provider.logprobs === true;
+
+function callOptions(call: UpstreamCall, candidate: Candidate, control: AttemptControl): LanguageModelV4CallOptions {
+  const { provider } = candidate.model;
+  const extras = provider.providerOptions ? provider.providerOptions(call.extras) : openAICompatibleOptions(call.extras, provider.logprobs === true);
+  const options: LanguageModelV4CallOptions = {
+    ...call.options,
+    reasoning: candidate.model.spec.reasoningEffort === true ? call.options.reasoning : undefined,
+    headers: provider.authHeaders(candidate.key),
+    abortSignal: control.signal,
+    providerOptions: extras === undefined ? undefined : { [provider.id]: extras },
+  };
+  // Log probabilities are not part of the AI SDK's stream parts: they are read from the raw chunks.
+  if (wantsLogprobs(call, provider)) options.includeRawChunks = true;
+  return options;
 }
 
 /**
  * Starts the provider's streaming call and reads until the first real output,
  * so a provider that fails or stays silent is still invisible to the caller.
- * Every call streams upstream, also for non-streaming callers: that way time
- * to first token and stream silence bound every attempt alike.
+ * Calls stream upstream, also for non-streaming callers (except to providers
+ * whose streams carry no usage, see `collect`): that way time to first token
+ * and stream silence bound every attempt alike.
  */
-function callOptions(call: UpstreamCall, candidate: Candidate, control: AttemptControl): LanguageModelV4CallOptions {
-  const { provider } = candidate.model;
-  return {
-    ...call.options,
-    reasoning: candidate.model.spec.reasoningEffort === true ? call.options.reasoning : undefined,
-    headers: provider.authHeaders(candidate.key),
-    abortSignal: control.signal,
-    providerOptions: call.user === undefined ? undefined : { [provider.id]: { user: call.user } },
-  };
-}
-
 export async function openStream(call: UpstreamCall, candidate: Candidate, control: AttemptControl): Promise<OpenedStream> {
   const { stream, response } = await beginCall(control, async () => (await call.models(candidate.model)).doStream(callOptions(call, candidate, control)));
   if (response?.headers) control.responseHeaders(response.headers);
@@ -109,6 +118,8 @@ export interface Collected {
   readonly content: LanguageModelV4Content[];
   readonly finishReason: LanguageModelV4FinishReason;
   readonly usage: LanguageModelV4Usage;
+  /** OpenAI-format token log probabilities, when the caller asked and the upstream sent them. */
+  readonly logprobs?: TokenLogprob[];
 }
 
 /**
@@ -127,8 +138,14 @@ export async function collectStream(opened: OpenedStream, control: AttemptContro
   const toolCalls: LanguageModelV4Content[] = [];
   let finishReason: LanguageModelV4FinishReason | undefined;
   let usage = noUsage;
+  let logprobs: TokenLogprob[] | undefined;
   const take = (part: LanguageModelV4StreamPart): void => {
     switch (part.type) {
+      case 'raw': {
+        const tokens = tokenLogprobs(part.rawValue);
+        if (tokens) logprobs = logprobs ? logprobs.concat(tokens) : tokens;
+        break;
+      }
       case 'text-delta':
         grow(part.delta);
         text += part.delta;
@@ -170,7 +187,7 @@ export async function collectStream(opened: OpenedStream, control: AttemptContro
   if (reasoning !== '') content.push({ type: 'reasoning', text: reasoning });
   if (text !== '') content.push({ type: 'text', text });
   content.push(...toolCalls);
-  return { content, finishReason, usage };
+  return logprobs ? { content, finishReason, usage, logprobs } : { content, finishReason, usage };
 }
 
 /**
@@ -184,7 +201,9 @@ export async function generate(call: UpstreamCall, candidate: Candidate, control
   const result = await beginCall(control, async () => (await call.models(candidate.model)).doGenerate(callOptions(call, candidate, control)));
   if (result.response?.headers) control.responseHeaders(result.response.headers);
   assertFinished(result.finishReason);
-  return { content: result.content, finishReason: result.finishReason, usage: reportedUsage(result.usage) };
+  const collected = { content: result.content, finishReason: result.finishReason, usage: reportedUsage(result.usage) };
+  const logprobs = wantsLogprobs(call, candidate.model.provider) ? tokenLogprobs(result.response?.body) : undefined;
+  return logprobs ? { ...collected, logprobs } : collected;
 }
 
 /** The whole answer of one attempt, for a caller that did not ask to stream. */

@@ -1,5 +1,5 @@
 import type { ClientApi } from '../completion.ts';
-import { requiredCapabilities, toCallOptions } from './request.ts';
+import { isLegacy, requiredCapabilities, toCallOptions, toExtras } from './request.ts';
 import { toChatCompletion } from './response.ts';
 import { chatStream } from './stream.ts';
 import type { ChatRequest } from './types.ts';
@@ -13,6 +13,7 @@ export const chatApi: ClientApi<ChatRequest> = {
   needs: requiredCapabilities,
   stream: (request) => request.stream === true,
   user: (request) => request.user,
-  respond: (result, request) => toChatCompletion(result, request.model),
+  extras: toExtras,
+  respond: (result, request) => toChatCompletion(result, request.model, isLegacy(request)),
   openStream: chatStream,
 };

@@ -7,10 +7,11 @@ import type {
   LanguageModelV4ToolCallPart,
   LanguageModelV4ToolChoice,
 } from '@ai-sdk/provider';
-import type { Capability } from '../../../providers/types.ts';
+import type { Capability, RequestExtras } from '../../../providers/types.ts';
+import { invalidRequest } from '../../http/errors.ts';
 import { imageURLToFilePart } from '../image-url.ts';
 import type { CallOptions } from '../../routing/upstream.ts';
-import type { ChatMessage, ChatRequest, TextPart, ToolChoice } from './types.ts';
+import type { ChatMessage, ChatRequest, FilePart, ImagePart, TextPart, ToolChoice } from './types.ts';
 
 function joinText(content: string | readonly TextPart[] | null | undefined): string {
   if (content == null) return '';
@@ -29,10 +30,47 @@ function parseArguments(raw: string): unknown {
   }
 }
 
+const base64DataURL = /^data:([^;,]+);base64,/;
+
+/** A `file` part (a PDF, inline) -> the AI SDK's file part. `field` names the part's `file` for the 400s. */
+function documentToFilePart(part: FilePart, field: string): LanguageModelV4FilePart {
+  if (part.file.file_id !== undefined) {
+    throw invalidRequest(`Validation failed: ${field}.file_id: Freeway keeps no files; send the document inline as file_data`);
+  }
+  const data = part.file.file_data;
+  if (data === undefined) throw invalidRequest(`Validation failed: ${field}.file_data: is required`);
+  const match = base64DataURL.exec(data);
+  if (!match) throw invalidRequest(`Validation failed: ${field}.file_data: must be a base64 data URL (data:application/pdf;base64,...)`);
+  if (match[1] !== 'application/pdf') throw invalidRequest(`Validation failed: ${field}.file_data: only application/pdf documents are supported`);
+  const filePart: LanguageModelV4FilePart = { type: 'file', mediaType: 'application/pdf', data: { type: 'data', data: data.slice(match[0].length) } };
+  if (part.file.filename !== undefined) filePart.filename = part.file.filename;
+  return filePart;
+}
+
+function toUserPart(part: TextPart | ImagePart | FilePart, field: string): LanguageModelV4TextPart | LanguageModelV4FilePart {
+  switch (part.type) {
+    case 'text':
+      return { type: 'text', text: part.text };
+    case 'image_url':
+      return imageURLToFilePart(part.image_url.url, `${field}.image_url.url`);
+    case 'file':
+      return documentToFilePart(part, `${field}.file`);
+  }
+}
+
+function pushToolResult(prompt: LanguageModelV4Prompt, toolCallId: string, toolName: string, value: string): void {
+  const result = { type: 'tool-result' as const, toolCallId, toolName, output: { type: 'text' as const, value } };
+  const last: LanguageModelV4Message | undefined = prompt[prompt.length - 1];
+  if (last?.role === 'tool') last.content.push(result);
+  else prompt.push({ role: 'tool', content: [result] });
+}
+
 function toPrompt(messages: readonly ChatMessage[]): LanguageModelV4Prompt {
   const prompt: LanguageModelV4Prompt = [];
   // Tool results name their tool by the id of the call; Gemini needs the name too.
   const toolNames = new Map<string, string>();
+  // Legacy function calls have no ids: each gets one, which its result (named by the function) then refers to.
+  const functionCallIds = new Map<string, string>();
   for (const [index, message] of messages.entries()) {
     switch (message.role) {
       case 'system':
@@ -43,9 +81,7 @@ function toPrompt(messages: readonly ChatMessage[]): LanguageModelV4Prompt {
         const content: Array<LanguageModelV4TextPart | LanguageModelV4FilePart> = [];
         if (typeof message.content === 'string') content.push({ type: 'text', text: message.content });
         else {
-          for (const [at, part] of message.content.entries()) {
-            content.push(part.type === 'text' ? { type: 'text', text: part.text } : imageURLToFilePart(part.image_url.url, `messages.${index}.content.${at}.image_url.url`));
-          }
+          for (const [at, part] of message.content.entries()) content.push(toUserPart(part, `messages.${index}.content.${at}`));
         }
         prompt.push({ role: 'user', content });
         break;
@@ -58,41 +94,51 @@ function toPrompt(messages: readonly ChatMessage[]): LanguageModelV4Prompt {
           toolNames.set(call.id, call.function.name);
           content.push({ type: 'tool-call', toolCallId: call.id, toolName: call.function.name, input: parseArguments(call.function.arguments) });
         }
+        if (message.function_call) {
+          const id = `call_legacy_${index}`;
+          functionCallIds.set(message.function_call.name, id);
+          content.push({ type: 'tool-call', toolCallId: id, toolName: message.function_call.name, input: parseArguments(message.function_call.arguments) });
+        }
         prompt.push({ role: 'assistant', content });
         break;
       }
-      case 'tool': {
-        const result = {
-          type: 'tool-result' as const,
-          toolCallId: message.tool_call_id,
-          toolName: toolNames.get(message.tool_call_id) ?? 'tool',
-          output: { type: 'text' as const, value: joinText(message.content) },
-        };
-        const last: LanguageModelV4Message | undefined = prompt[prompt.length - 1];
-        if (last?.role === 'tool') last.content.push(result);
-        else prompt.push({ role: 'tool', content: [result] });
+      case 'tool':
+        pushToolResult(prompt, message.tool_call_id, toolNames.get(message.tool_call_id) ?? 'tool', joinText(message.content));
         break;
-      }
+      case 'function':
+        pushToolResult(prompt, functionCallIds.get(message.name) ?? `call_legacy_${index}`, message.name, message.content ?? '');
+        break;
     }
   }
   return prompt;
 }
 
-function toToolChoice(choice: ToolChoice | undefined): LanguageModelV4ToolChoice | undefined {
+function toToolChoice(request: ChatRequest): LanguageModelV4ToolChoice | undefined {
+  const choice: ToolChoice | ChatRequest['function_call'] = isLegacy(request) ? request.function_call : request.tool_choice;
   if (choice === undefined) return undefined;
   if (typeof choice === 'string') return { type: choice };
-  return { type: 'tool', toolName: choice.function.name };
+  return { type: 'tool', toolName: 'function' in choice ? choice.function.name : choice.name };
 }
 
 function toTools(request: ChatRequest): LanguageModelV4FunctionTool[] | undefined {
-  if (!request.tools || request.tools.length === 0) return undefined;
-  return request.tools.map(({ function: fn }) => ({
+  const functions = isLegacy(request) ? request.functions : request.tools?.map((tool) => tool.function);
+  if (!functions || functions.length === 0) return undefined;
+  return functions.map((fn) => ({
     type: 'function',
     name: fn.name,
     description: fn.description,
     inputSchema: (fn.parameters ?? { type: 'object', properties: {} }) as LanguageModelV4FunctionTool['inputSchema'],
     ...(fn.strict != null ? { strict: fn.strict } : {}),
   }));
+}
+
+/**
+ * True when the caller uses legacy function calling (`functions`, `function_call`):
+ * the answer then comes in that form, `message.function_call` and finish reason
+ * `function_call`, as OpenAI answers it.
+ */
+export function isLegacy(request: ChatRequest): boolean {
+  return request.functions !== undefined;
 }
 
 function toResponseFormat(request: ChatRequest): CallOptions['responseFormat'] {
@@ -123,20 +169,38 @@ export function toCallOptions(request: ChatRequest): CallOptions {
     presencePenalty: orUndefined(request.presence_penalty),
     frequencyPenalty: orUndefined(request.frequency_penalty),
     tools: toTools(request),
-    toolChoice: toToolChoice(request.tool_choice),
+    toolChoice: toToolChoice(request),
     responseFormat: toResponseFormat(request),
   };
+}
+
+/** What the request asks of the provider beyond the call options. */
+export function toExtras(request: ChatRequest): Omit<RequestExtras, 'user'> {
+  const extras: { parallelToolCalls?: boolean; logprobs?: boolean; topLogprobs?: number } = {};
+  // A legacy function call is one call per answer.
+  const parallel = request.parallel_tool_calls ?? (isLegacy(request) ? false : undefined);
+  if (parallel != null) extras.parallelToolCalls = parallel;
+  if (request.logprobs === true) {
+    extras.logprobs = true;
+    if (request.top_logprobs != null) extras.topLogprobs = request.top_logprobs;
+  }
+  return extras;
 }
 
 /** Capabilities a model must have to take this request at all. */
 export function requiredCapabilities(request: ChatRequest): Capability[] {
   const needs: Capability[] = [];
-  if (request.tools && request.tools.length > 0 && request.tool_choice !== 'none') needs.push('tool-use');
+  if (isLegacy(request) ? request.function_call !== 'none' : request.tools && request.tools.length > 0 && request.tool_choice !== 'none') needs.push('tool-use');
+  let images = false;
+  let documents = false;
   for (const message of request.messages) {
-    if (message.role === 'user' && typeof message.content !== 'string' && message.content.some((part) => part.type === 'image_url')) {
-      needs.push('vision');
-      break;
+    if (message.role !== 'user' || typeof message.content === 'string') continue;
+    for (const part of message.content) {
+      if (part.type === 'image_url') images = true;
+      else if (part.type === 'file') documents = true;
     }
   }
+  if (images) needs.push('vision');
+  if (documents) needs.push('pdf');
   return needs;
 }

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import type { LanguageModelV4FinishReason, LanguageModelV4GenerateResult, LanguageModelV4Usage } from '@ai-sdk/provider';
-import type { FinishReason, ToolCall, Usage } from './types.ts';
+import type { LanguageModelV4FinishReason, LanguageModelV4Usage } from '@ai-sdk/provider';
+import type { TokenLogprob } from '../../../providers/openai-compatible.ts';
+import type { Collected } from '../../routing/upstream.ts';
+import type { FinishReason, FunctionCall, ToolCall, Usage } from './types.ts';
 
 export function completionId(): string {
   return `chatcmpl-${randomUUID().replaceAll('-', '')}`;
@@ -51,15 +53,25 @@ export interface ChatCompletion {
   model: string;
   choices: Array<{
     index: number;
-    message: { role: 'assistant'; content: string | null; reasoning_content?: string; tool_calls?: ToolCall[] };
+    message: { role: 'assistant'; content: string | null; reasoning_content?: string; tool_calls?: ToolCall[]; function_call?: FunctionCall };
     finish_reason: FinishReason;
-    logprobs: null;
+    logprobs: ChoiceLogprobs | null;
   }>;
   usage?: Usage;
 }
 
-/** AI SDK generate result -> OpenAI chat.completion. `model` is the id the caller asked for. */
-export function toChatCompletion(result: Pick<LanguageModelV4GenerateResult, 'content' | 'finishReason' | 'usage'>, model: string): ChatCompletion {
+/** OpenAI's `choices[].logprobs`. */
+export interface ChoiceLogprobs {
+  content: TokenLogprob[];
+  refusal: null;
+}
+
+/**
+ * AI SDK result -> OpenAI chat.completion. `model` is the id the caller asked
+ * for; `legacy` answers a legacy function-calling request in its form: the
+ * first call as `message.function_call`, finish reason `function_call`.
+ */
+export function toChatCompletion(result: Collected, model: string, legacy = false): ChatCompletion {
   let text = '';
   let reasoning = '';
   const toolCalls: ToolCall[] = [];
@@ -75,15 +87,19 @@ export function toChatCompletion(result: Pick<LanguageModelV4GenerateResult, 'co
     content: text === '' && toolCalls.length > 0 ? null : text,
   };
   if (reasoning !== '') message.reasoning_content = reasoning;
-  if (toolCalls.length > 0) message.tool_calls = toolCalls;
   let finishReason = toFinishReason(result.finishReason);
   if (toolCalls.length > 0 && finishReason === 'stop') finishReason = 'tool_calls';
+  if (legacy) {
+    const [first] = toolCalls;
+    if (first) message.function_call = first.function;
+    if (finishReason === 'tool_calls') finishReason = 'function_call';
+  } else if (toolCalls.length > 0) message.tool_calls = toolCalls;
   const completion: ChatCompletion = {
     id: completionId(),
     object: 'chat.completion',
     created: Math.floor(Date.now() / 1000),
     model,
-    choices: [{ index: 0, message, finish_reason: finishReason, logprobs: null }],
+    choices: [{ index: 0, message, finish_reason: finishReason, logprobs: result.logprobs ? { content: result.logprobs, refusal: null } : null }],
   };
   const usage = toUsage(result.usage);
   if (usage) completion.usage = usage;

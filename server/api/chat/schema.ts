@@ -28,11 +28,23 @@ const imagePart = {
     },
   },
 };
+/** A document, inline: `file_data` is a data URL. `file_id` (an uploaded file) is refused in request.ts, with a message that says why. */
+const filePart = {
+  type: 'object',
+  required: ['type', 'file'],
+  properties: {
+    type: { const: 'file' },
+    file: {
+      type: 'object',
+      properties: { file_data: { type: 'string', minLength: 1 }, file_id: { type: 'string' }, filename: { type: 'string' } },
+    },
+  },
+};
 const userPart = {
   type: 'object',
   required: ['type'],
   discriminator: { propertyName: 'type' },
-  oneOf: [textPart, imagePart],
+  oneOf: [textPart, imagePart, filePart],
 };
 const textContent = { anyOf: [{ type: 'string' }, { type: 'array', items: textPart }] };
 const toolCall = {
@@ -67,30 +79,42 @@ const message = {
         role: { const: 'assistant' },
         content: { anyOf: [{ type: 'string' }, { type: 'null' }, { type: 'array', items: textPart }] },
         tool_calls: { type: 'array', items: toolCall },
+        // Legacy function calling.
+        function_call: {
+          type: ['object', 'null'],
+          required: ['name', 'arguments'],
+          properties: { name: { type: 'string', minLength: 1 }, arguments: { type: 'string' } },
+        },
       },
     },
     {
       properties: { role: { const: 'tool' }, content: textContent, tool_call_id: { type: 'string', minLength: 1 } },
       required: ['content', 'tool_call_id'],
     },
+    {
+      // Legacy function calling: the result of the function `name`.
+      properties: { role: { const: 'function' }, name: { type: 'string', minLength: 1 }, content: { type: ['string', 'null'] } },
+      required: ['name', 'content'],
+    },
   ],
 };
 
+const functionDefinition = {
+  type: 'object',
+  required: ['name'],
+  properties: {
+    name: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$' },
+    description: { type: 'string' },
+    parameters: { type: 'object' },
+    strict: { type: ['boolean', 'null'] },
+  },
+};
 const tool = {
   type: 'object',
   required: ['type', 'function'],
   properties: {
     type: { const: 'function' },
-    function: {
-      type: 'object',
-      required: ['name'],
-      properties: {
-        name: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$' },
-        description: { type: 'string' },
-        parameters: { type: 'object' },
-        strict: { type: ['boolean', 'null'] },
-      },
-    },
+    function: functionDefinition,
   },
 };
 
@@ -129,6 +153,14 @@ export const chatRequestSchema = {
         },
       ],
     },
+    parallel_tool_calls: { type: ['boolean', 'null'] },
+    // Legacy function calling, answered in the same form.
+    functions: { type: 'array', minItems: 1, items: functionDefinition },
+    function_call: {
+      anyOf: [{ enum: ['none', 'auto'] }, { type: 'object', required: ['name'], properties: { name: { type: 'string' } } }],
+    },
+    logprobs: { type: ['boolean', 'null'] },
+    top_logprobs: { type: ['integer', 'null'], minimum: 0, maximum: 20 },
     response_format: {
       type: 'object',
       required: ['type'],

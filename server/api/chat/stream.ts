@@ -1,6 +1,8 @@
 import type { LanguageModelV4FinishReason, LanguageModelV4StreamPart } from '@ai-sdk/provider';
 import { errorBody } from '../../http/errors.ts';
 import type { StreamEncoder } from '../completion.ts';
+import { tokenLogprobs, type TokenLogprob } from '../../../providers/openai-compatible.ts';
+import { isLegacy } from './request.ts';
 import { completionId, toFinishReason, toUsage } from './response.ts';
 import type { ChatRequest, FinishReason, Usage } from './types.ts';
 
@@ -14,6 +16,10 @@ export const SSE_DONE = 'data: [DONE]\n\n';
 export interface ChunkEncoder {
   role(): string;
   content(text: string): string;
+  /** A content chunk with the log probabilities of its tokens. */
+  contentWithLogprobs(text: string, logprobs: readonly TokenLogprob[]): string;
+  /** Log probabilities that came without content. */
+  logprobs(logprobs: readonly TokenLogprob[]): string;
   reasoning(text: string): string;
   toolCallStart(index: number, id: string, name: string, args: string): string;
   toolCallArguments(index: number, args: string): string;
@@ -21,18 +27,29 @@ export interface ChunkEncoder {
   usage(usage: Usage): string;
 }
 
-export function createChunkEncoder(id: string, created: number, model: string): ChunkEncoder {
+/**
+ * `legacy` writes tool calls as legacy function calling does: the first call
+ * as `delta.function_call`, any further ones not at all (that form has room for one).
+ */
+export function createChunkEncoder(id: string, created: number, model: string, legacy = false): ChunkEncoder {
   const head = `data: {"id":${JSON.stringify(id)},"object":"chat.completion.chunk","created":${created},"model":${JSON.stringify(model)},"choices":[`;
   const open = `${head}{"index":0,"delta":`;
   const streaming = ',"finish_reason":null}]}\n\n';
+  const withLogprobs = (logprobs: readonly TokenLogprob[]): string => `,"logprobs":{"content":${JSON.stringify(logprobs)},"refusal":null}${streaming}`;
   return {
     role: () => `${open}{"role":"assistant","content":""}${streaming}`,
     content: (text) => `${open}{"content":${JSON.stringify(text)}}${streaming}`,
+    contentWithLogprobs: (text, logprobs) => `${open}{"content":${JSON.stringify(text)}}${withLogprobs(logprobs)}`,
+    logprobs: (logprobs) => `${open}{}${withLogprobs(logprobs)}`,
     reasoning: (text) => `${open}{"reasoning_content":${JSON.stringify(text)}}${streaming}`,
-    toolCallStart: (index, callId, name, args) =>
-      `${open}{"tool_calls":[{"index":${index},"id":${JSON.stringify(callId)},"type":"function","function":{"name":${JSON.stringify(name)},"arguments":${JSON.stringify(args)}}}]}${streaming}`,
-    toolCallArguments: (index, args) =>
-      `${open}{"tool_calls":[{"index":${index},"function":{"arguments":${JSON.stringify(args)}}}]}${streaming}`,
+    toolCallStart: legacy
+      ? (index, _callId, name, args) =>
+          index === 0 ? `${open}{"function_call":{"name":${JSON.stringify(name)},"arguments":${JSON.stringify(args)}}}${streaming}` : ''
+      : (index, callId, name, args) =>
+          `${open}{"tool_calls":[{"index":${index},"id":${JSON.stringify(callId)},"type":"function","function":{"name":${JSON.stringify(name)},"arguments":${JSON.stringify(args)}}}]}${streaming}`,
+    toolCallArguments: legacy
+      ? (index, args) => (index === 0 ? `${open}{"function_call":{"arguments":${JSON.stringify(args)}}}${streaming}` : '')
+      : (index, args) => `${open}{"tool_calls":[{"index":${index},"function":{"arguments":${JSON.stringify(args)}}}]}${streaming}`,
     finish: (reason) => `${open}{},"finish_reason":"${reason}"}]}\n\n`,
     usage: (usage) => `${head}],"usage":${JSON.stringify(usage)}}\n\n`,
   };
@@ -43,10 +60,12 @@ export interface StreamState {
   readonly toolIndexes: Map<string, number>;
   finishReason: FinishReason | undefined;
   usage: Usage | undefined;
+  /** Token log probabilities read from raw chunks, waiting for the content they belong to. */
+  logprobs: TokenLogprob[] | undefined;
 }
 
 export function createStreamState(): StreamState {
-  return { toolIndexes: new Map(), finishReason: undefined, usage: undefined };
+  return { toolIndexes: new Map(), finishReason: undefined, usage: undefined, logprobs: undefined };
 }
 
 /** True for parts that show the upstream has really started answering. */
@@ -70,8 +89,19 @@ export function isFirstOutput(part: LanguageModelV4StreamPart): boolean {
  */
 export function encodePart(part: LanguageModelV4StreamPart, state: StreamState, encoder: ChunkEncoder): string {
   switch (part.type) {
-    case 'text-delta':
-      return part.delta === '' ? '' : encoder.content(part.delta);
+    case 'text-delta': {
+      if (part.delta === '') return '';
+      const logprobs = state.logprobs;
+      if (logprobs === undefined) return encoder.content(part.delta);
+      state.logprobs = undefined;
+      return encoder.contentWithLogprobs(part.delta, logprobs);
+    }
+    case 'raw': {
+      // Only there when the caller asked for logprobs: the raw chunk comes just before its text delta.
+      const tokens = tokenLogprobs(part.rawValue);
+      if (tokens) state.logprobs = state.logprobs ? state.logprobs.concat(tokens) : tokens;
+      return '';
+    }
     case 'reasoning-delta':
       return part.delta === '' ? '' : encoder.reasoning(part.delta);
     case 'tool-input-start': {
@@ -119,14 +149,17 @@ export function finalFinishReason(state: StreamState): FinishReason {
 
 /** The chat-completions stream of one answer: a role chunk, content chunks, the finish chunk, usage if asked, `[DONE]`. */
 export function chatStream(request: ChatRequest): StreamEncoder {
-  const encoder = createChunkEncoder(completionId(), Math.floor(Date.now() / 1000), request.model);
+  const legacy = isLegacy(request);
+  const encoder = createChunkEncoder(completionId(), Math.floor(Date.now() / 1000), request.model, legacy);
   const state = createStreamState();
   return {
     start: () => encoder.role(),
     part: (part) => encodePart(part, state, encoder),
     end() {
       if (state.finishReason === undefined) throw new Error('the upstream stream ended without a finish reason');
-      let out = encoder.finish(finalFinishReason(state));
+      let out = state.logprobs ? encoder.logprobs(state.logprobs) : '';
+      const reason = finalFinishReason(state);
+      out += encoder.finish(legacy && reason === 'tool_calls' ? 'function_call' : reason);
       if (request.stream_options?.include_usage && state.usage) out += encoder.usage(state.usage);
       return out + SSE_DONE;
     },

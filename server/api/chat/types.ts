@@ -10,6 +10,18 @@ export interface ImagePart {
   image_url: { url: string; detail?: string };
 }
 
+/** A document given inline (`file_data`, a data URL); `file_id` is refused. */
+export interface FilePart {
+  type: 'file';
+  file: { file_data?: string; file_id?: string; filename?: string };
+}
+
+/** Legacy function calling: the one call an assistant made. */
+export interface FunctionCall {
+  name: string;
+  arguments: string;
+}
+
 export interface ToolCall {
   id: string;
   type: 'function';
@@ -18,13 +30,21 @@ export interface ToolCall {
 
 export type ChatMessage =
   | { role: 'system' | 'developer'; content: string | TextPart[]; name?: string }
-  | { role: 'user'; content: string | Array<TextPart | ImagePart>; name?: string }
-  | { role: 'assistant'; content?: string | TextPart[] | null; tool_calls?: ToolCall[]; name?: string }
-  | { role: 'tool'; content: string | TextPart[]; tool_call_id: string };
+  | { role: 'user'; content: string | Array<TextPart | ImagePart | FilePart>; name?: string }
+  | { role: 'assistant'; content?: string | TextPart[] | null; tool_calls?: ToolCall[]; function_call?: FunctionCall | null; name?: string }
+  | { role: 'tool'; content: string | TextPart[]; tool_call_id: string }
+  | { role: 'function'; name: string; content: string | null };
+
+export interface FunctionDefinition {
+  name: string;
+  description?: string;
+  parameters?: Record<string, unknown>;
+  strict?: boolean | null;
+}
 
 export interface FunctionTool {
   type: 'function';
-  function: { name: string; description?: string; parameters?: Record<string, unknown>; strict?: boolean };
+  function: FunctionDefinition;
 }
 
 export type ToolChoice = 'auto' | 'none' | 'required' | { type: 'function'; function: { name: string } };
@@ -49,12 +69,18 @@ export interface ChatRequest {
   frequency_penalty?: number | null;
   tools?: FunctionTool[];
   tool_choice?: ToolChoice;
+  parallel_tool_calls?: boolean | null;
+  /** Legacy function calling; answered as `function_call`, not `tool_calls`. */
+  functions?: FunctionDefinition[];
+  function_call?: 'none' | 'auto' | { name: string };
+  logprobs?: boolean | null;
+  top_logprobs?: number | null;
   response_format?: ResponseFormat;
   user?: string;
   n?: number | null;
 }
 
-export type FinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter';
+export type FinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter' | 'function_call';
 
 /**
  * OpenAI's usage object, and camelCase copies of its three counts. A count the

@@ -64,5 +64,7 @@ export function parseChatRequest(body: unknown): ChatRequest {
   if (body.n != null && body.n > 1) throw invalidRequest('Validation failed: n: only n = 1 is supported');
   body.tools?.forEach((tool, index) => assertSchemaDepth(tool.function.parameters, `tools.${index}.function.parameters`));
   if (body.response_format?.type === 'json_schema') assertSchemaDepth(body.response_format.json_schema, 'response_format.json_schema');
+  body.functions?.forEach((fn, index) => assertSchemaDepth(fn.parameters, `functions.${index}.parameters`));
+  if (body.functions !== undefined && body.tools !== undefined) throw invalidRequest('Validation failed: functions: send tools or the legacy functions, not both');
   return body;
 }
