@@ -64,7 +64,7 @@ describe('errors over HTTP', () => {
       [
         'unknown role',
         { model: 'free:auto', messages: [{ role: 'wizard', content: 'hi' }] },
-        'Validation failed: messages.0.role: must be one of system, developer, user, assistant, tool',
+        'Validation failed: messages.0.role: must be one of system, developer, user, assistant, tool, function',
       ],
       ['message without role', { model: 'free:auto', messages: [{ content: 'hi' }] }, 'Validation failed: messages.0.role: is required'],
       ['user content an empty array', { model: 'free:auto', messages: [{ role: 'user', content: [] }] }, 'Validation failed: messages.0.content: must NOT have fewer than 1 items'],
@@ -73,7 +73,7 @@ describe('errors over HTTP', () => {
       [
         'unknown content part type',
         { model: 'free:auto', messages: [{ role: 'user', content: [{ type: 'text', text: 'a' }, { type: 'audio', data: 'x' }] }] },
-        'Validation failed: messages.0.content.1.type: must be one of text, image_url',
+        'Validation failed: messages.0.content.1.type: must be one of text, image_url, file',
       ],
       [
         'image part without image_url',
