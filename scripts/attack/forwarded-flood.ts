@@ -65,8 +65,15 @@ export async function run(options: Partial<ForwardedFloodOptions> = {}): Promise
     });
   }
 
+  /** RSS after every tenth of the flood, to show where it levels off. */
+  const timeline: number[] = [];
+  const step = Math.max(1, Math.floor(opts.requests / 10));
   async function worker(): Promise<void> {
-    while (next < opts.requests && freeway.alive()) await send(next++);
+    while (next < opts.requests && freeway.alive()) {
+      const i = next++;
+      await send(i);
+      if (i % step === step - 1) timeline.push(Math.round(freeway.rssMb()));
+    }
   }
   await Promise.all(Array.from({ length: opts.concurrency }, worker));
   const seconds = (performance.now() - started) / 1000;
@@ -92,6 +99,7 @@ export async function run(options: Partial<ForwardedFloodOptions> = {}): Promise
       finalRssMb: Math.round(finalMb),
       maxRssMb: opts.maxRssMb,
       processSurvived: survived ? 'yes' : 'no',
+      rssTimelineMb: timeline.join(' '),
     },
   };
 }

@@ -5,7 +5,8 @@ import type { ClientRateLimitInfo, Options, Store } from 'express-rate-limit';
  * in a ring buffer that grows on demand up to the limit.
  */
 interface Log {
-  times: Float64Array;
+  /** A plain array of doubles: for the many clients with one or two hits, a fraction of a typed array's size. */
+  times: number[];
   start: number;
   count: number;
 }
@@ -45,12 +46,17 @@ export function createSlidingWindowStore(cleanupEveryMs = 300_000, now: () => nu
 
   function push(log: Log, time: number): void {
     if (log.count === log.times.length) {
-      const grown = new Float64Array(Math.min(limit, log.times.length * 2));
-      for (let i = 0; i < log.count; i++) grown[i] = log.times[(log.start + i) % log.times.length] as number;
-      log.times = grown;
-      log.start = 0;
+      // Full: put the ring in order, then grow by one (count never passes the limit).
+      if (log.start !== 0) {
+        const ordered: number[] = [];
+        for (let i = 0; i < log.count; i++) ordered.push(log.times[(log.start + i) % log.times.length] as number);
+        log.times = ordered;
+        log.start = 0;
+      }
+      log.times.push(time);
+    } else {
+      log.times[(log.start + log.count) % log.times.length] = time;
     }
-    log.times[(log.start + log.count) % log.times.length] = time;
     log.count += 1;
   }
 
@@ -84,18 +90,20 @@ export function createSlidingWindowStore(cleanupEveryMs = 300_000, now: () => nu
     increment(rawKey: string): ClientRateLimitInfo {
       const key = boundedKey(rawKey);
       const time = now();
-      let log = logs.get(key);
+      const log = logs.get(key);
       if (!log) {
         if (logs.size >= maxClients) {
           const oldest = logs.keys().next();
           if (!oldest.done) logs.delete(oldest.value);
         }
-        log = { times: new Float64Array(Math.min(limit, 8)), start: 0, count: 0 };
-      } else {
-        logs.delete(key);
-        drop(log, time - windowMs);
+        // A literal of one: an array grown from [] by push would reserve room for 17.
+        const first: Log = { times: [time], start: 0, count: 1 };
+        logs.set(key, first);
+        return { totalHits: 1, resetTime: resetTime(first) };
       }
-      // (Re)inserted last: the most recently seen.
+      logs.delete(key);
+      drop(log, time - windowMs);
+      // Reinserted last: the most recently seen.
       logs.set(key, log);
       if (log.count >= limit) return { totalHits: log.count + 1, resetTime: resetTime(log) };
       push(log, time);
