@@ -12,7 +12,7 @@ import { createKeyHasher, type HealthStore } from './routing/health.ts';
 import { createKeyReader, type KeySet } from './routing/keys.ts';
 import { createLatencyTracker } from './routing/latency.ts';
 import { createRateLimit } from './http/rate-limit.ts';
-import { jsonBody } from './http/json-body.ts';
+import { createBodyBudget, jsonBody } from './http/json-body.ts';
 import { requestLog, type LogLocals } from './http/request-log.ts';
 import { createShutdown } from './http/shutdown.ts';
 import { createRedactor, sanitizeForLog } from './http/redact.ts';
@@ -85,6 +85,14 @@ export function createApp(deps: AppDeps): FreewayApp {
   const byApi = (anthropic: RequestHandler, openai: RequestHandler): RequestHandler => (req, res, next) =>
     speaksAnthropic(req.headers) ? anthropic(req, res, next) : openai(req, res, next);
 
+  // One reader, and one budget, for every route that takes a body.
+  const readBody = jsonBody({
+    limitBytes: config.bodyLimitBytes,
+    limitText: config.bodyLimit,
+    timeoutMs: config.bodyTimeoutMs,
+    budget: createBodyBudget(config.bodyBufferMaxBytes),
+  });
+
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -119,15 +127,15 @@ export function createApp(deps: AppDeps): FreewayApp {
   app.all('/v1/models/*id', methodNotAllowed('GET, HEAD'));
   app.post(
     '/v1/chat/completions',
-    jsonBody(config.bodyLimitBytes, config.bodyLimit),
+    readBody,
     completionRoute(chatApi, completions),
   );
   app.all('/v1/chat/completions', methodNotAllowed('POST'));
-  app.post('/v1/responses', jsonBody(config.bodyLimitBytes, config.bodyLimit), completionRoute(responsesApi, completions));
+  app.post('/v1/responses', readBody, completionRoute(responsesApi, completions));
   app.all('/v1/responses', methodNotAllowed('POST'));
-  app.post('/v1/messages', jsonBody(config.bodyLimitBytes, config.bodyLimit), completionRoute(messagesApi(resolveClaudeModel), completions));
+  app.post('/v1/messages', readBody, completionRoute(messagesApi(resolveClaudeModel), completions));
   app.all('/v1/messages', methodNotAllowed('POST'));
-  app.post('/v1/messages/count_tokens', jsonBody(config.bodyLimitBytes, config.bodyLimit), countTokens(catalog, resolveClaudeModel));
+  app.post('/v1/messages/count_tokens', readBody, countTokens(catalog, resolveClaudeModel));
   app.all('/v1/messages/count_tokens', methodNotAllowed('POST'));
 
   app.use((req) => {

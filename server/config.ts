@@ -26,6 +26,10 @@ export interface Config {
   /** As `BODY_LIMIT` was written (`20mb`), for messages. */
   readonly bodyLimit: string;
   readonly bodyLimitBytes: number;
+  /** The whole request body, from the end of the headers. */
+  readonly bodyTimeoutMs: number;
+  /** Request body bytes held in memory at once, across all requests. */
+  readonly bodyBufferMaxBytes: number;
   readonly shutdownTimeoutMs: number;
   /** Whole request, all attempts together. */
   readonly requestTimeoutMs: number;
@@ -162,6 +166,10 @@ export function loadConfig(env: Env, plugins: readonly ProviderPlugin[]): Config
   const exploreShare = env.ROUTING_EXPLORE_SHARE === undefined ? 0.05 : Number(env.ROUTING_EXPLORE_SHARE);
   if (!(exploreShare >= 0 && exploreShare <= 1)) throw new Error('ROUTING_EXPLORE_SHARE must be a number from 0 to 1');
   const bodyLimit = env.BODY_LIMIT || '20mb';
+  const bodyLimitBytes = parseSize('BODY_LIMIT', bodyLimit);
+  const bodyBufferMaxBytes = parseSize('BODY_BUFFER_MAX', env.BODY_BUFFER_MAX || '256mb');
+  // Below BODY_LIMIT, a body of the largest allowed size could never be read.
+  if (bodyBufferMaxBytes < bodyLimitBytes) throw new Error(`BODY_BUFFER_MAX must be at least BODY_LIMIT (${bodyLimit})`);
   const redisUrl = env.REDIS_URL || undefined;
   if (redisUrl !== undefined) checkRedisUrl(redisUrl);
   const keyHashSecret = env.KEY_HASH_SECRET || undefined;
@@ -178,7 +186,9 @@ export function loadConfig(env: Env, plugins: readonly ProviderPlugin[]): Config
     trustProxy: trustProxy(env.TRUST_PROXY),
     corsOrigins: origins.length === 0 || origins.includes('*') ? '*' : origins,
     bodyLimit,
-    bodyLimitBytes: parseSize('BODY_LIMIT', bodyLimit),
+    bodyLimitBytes,
+    bodyTimeoutMs: integer(env, 'BODY_TIMEOUT_MS', 30_000, 1),
+    bodyBufferMaxBytes,
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0),
     requestTimeoutMs: integer(env, 'REQUEST_TIMEOUT_MS', 120_000, 1),
     firstTokenTimeoutMs: integer(env, 'FIRST_TOKEN_TIMEOUT_MS', 15_000, 1),

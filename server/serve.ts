@@ -1,11 +1,11 @@
 import cluster from 'node:cluster';
-import { createServer } from 'node:http';
 import { buildCatalog } from '../catalog/catalog.ts';
 import { loadProviderPlugins } from '../providers/loader.ts';
 import { createApp } from './app.ts';
 import { createPrimaryStores, isShutdownMessage, runPrimary } from './cluster.ts';
 import { loadConfig, type Config } from './config.ts';
 import { createLogger } from './http/request-log.ts';
+import { createFreewayServer } from './http/server.ts';
 
 // A cluster worker may be told to stop before it is up; listen for that first.
 let stopRequested = false;
@@ -45,7 +45,7 @@ function serve(config: Config): void {
   // Workers without Redis keep their state in the primary; with Redis (or alone), createApp picks the stores.
   const shared = clustered && !config.redisUrl ? createPrimaryStores(logger) : {};
   const freeway = createApp({ config, catalog, logger, ...shared });
-  const server = createServer(freeway.app);
+  const server = createFreewayServer(freeway.app, config);
 
   server.listen(config.port, config.host, () => {
     const address = server.address();

@@ -25,53 +25,165 @@ function isUtf8(contentType: string | undefined): boolean {
   return charset === undefined || charset === 'utf-8' || charset === 'utf8';
 }
 
+/** Request body bytes held in memory across all requests at once, bounded by BODY_BUFFER_MAX. */
+export interface BodyBudget {
+  readonly used: number;
+  /** Takes `bytes` from the budget, or returns false (taking nothing) when they do not fit. */
+  reserve(bytes: number): boolean;
+  release(bytes: number): void;
+}
+
+export function createBodyBudget(maxBytes: number): BodyBudget {
+  let used = 0;
+  return {
+    get used() {
+      return used;
+    },
+    reserve(bytes) {
+      if (used + bytes > maxBytes) return false;
+      used += bytes;
+      return true;
+    },
+    release(bytes) {
+      used = Math.max(0, used - bytes);
+    },
+  };
+}
+
+export interface BodyOptions {
+  /** BODY_LIMIT in bytes, and as written (`20mb`) for messages. */
+  readonly limitBytes: number;
+  readonly limitText: string;
+  /** BODY_TIMEOUT_MS: the whole body, from the end of the headers. */
+  readonly timeoutMs: number;
+  /** Shared by every route that reads a body. */
+  readonly budget: BodyBudget;
+}
+
+/** What a 503 for a full body budget asks the client to wait. */
+const BUSY_RETRY_AFTER_SECONDS = 2;
+
+const seconds = (ms: number): string => String(Math.round(ms / 10) / 100);
+
 /**
  * Reads a JSON request body, whatever its content type (curl's -d sends a
  * form type). Smaller than body-parser by everything Freeway does not need:
  * compressed bodies and other charsets are refused, an empty body reads as {}.
+ *
+ * Bounded like the rest of Freeway: one body by BODY_LIMIT, all bodies held
+ * at once by the budget (a declared Content-Length is reserved up front), and
+ * the time to receive one by BODY_TIMEOUT_MS. A refused body (too large, or no
+ * room) is read and dropped, as body-parser does, so that the client, still
+ * uploading, gets the JSON error rather than a broken connection; but only up
+ * to another BODY_LIMIT, and the connection closes after the answer.
  */
-export function jsonBody(limitBytes: number, limitText: string) {
+export function jsonBody({ limitBytes, limitText, timeoutMs, budget }: BodyOptions) {
   const tooLarge = (): HttpError => invalidRequest(`Request body larger than ${limitText}.`, 413);
+  const busy = (): HttpError =>
+    new HttpError(503, 'server_error', 'Freeway is receiving too many request bodies at once. Retry shortly.', {
+      'Retry-After': String(BUSY_RETRY_AFTER_SECONDS),
+    });
+  const timedOut = (): HttpError => new HttpError(408, 'invalid_request_error', `Request body not received within ${seconds(timeoutMs)} s.`);
+  /** Bytes of one request read at most, counting what is dropped. */
+  const readAtMost = limitBytes * 2;
+
   return (req: Request, res: Response, next: NextFunction): void => {
-    const declared = req.headers['content-length'];
-    if (declared !== undefined && Number(declared) > limitBytes) {
-      // Not reading the rest: the connection closes after the answer.
-      res.setHeader('Connection', 'close');
-      next(tooLarge());
-      return;
-    }
     if (!isIdentity(req.headers['content-encoding']) || !isUtf8(req.headers['content-type'])) {
       next(new HttpError(415, 'invalid_request_error', 'Request body must be uncompressed UTF-8 JSON.'));
       return;
     }
+    // Node's parser has already refused a Content-Length that is not a number.
+    const declared = req.headers['content-length'] === undefined ? undefined : Number(req.headers['content-length']);
     const chunks: Buffer[] = [];
     let size = 0;
-    let failed = false;
-    req.on('data', (chunk: Buffer) => {
-      if (failed) return;
+    let seen = 0;
+    let reserved = 0;
+    /** Set once the body is refused: the rest is dropped and this is the answer. */
+    let refusal: HttpError | undefined;
+    let done = false;
+
+    const free = (): void => {
+      budget.release(reserved);
+      reserved = 0;
+      chunks.length = 0;
+    };
+    const stop = (): void => {
+      done = true;
+      clearTimeout(timer);
+      free();
+      req.off('data', onData);
+      req.off('end', onEnd);
+    };
+    /** Answers with `error`; `close` when the connection cannot be trusted to carry another request. */
+    const fail = (error: HttpError, close: boolean): void => {
+      if (done) return;
+      stop();
+      if (close) res.setHeader('Connection', 'close');
+      next(error);
+    };
+    const refuse = (error: HttpError): void => {
+      refusal = error;
+      free();
+      // The client would send more than is worth reading: answer now.
+      if (declared !== undefined && declared > readAtMost) fail(error, true);
+    };
+
+    function onData(chunk: Buffer): void {
+      seen += chunk.length;
+      if (refusal) {
+        if (seen > readAtMost) fail(refusal, true);
+        return;
+      }
       size += chunk.length;
       if (size > limitBytes) {
-        failed = true;
-        res.setHeader('Connection', 'close');
-        next(tooLarge());
+        refuse(tooLarge());
         return;
+      }
+      if (declared === undefined) {
+        if (!budget.reserve(chunk.length)) {
+          refuse(busy());
+          return;
+        }
+        reserved += chunk.length;
       }
       chunks.push(chunk);
-    });
-    req.on('end', () => {
-      if (failed) return;
-      if (size === 0) {
-        req.body = {};
-        next();
+    }
+
+    function onEnd(): void {
+      if (done) return;
+      if (refusal) {
+        fail(refusal, true);
         return;
       }
-      try {
-        req.body = JSON.parse((chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size)).toString('utf8'));
-      } catch {
-        next(invalidRequest('Validation failed: body: not valid JSON'));
-        return;
+      let body: unknown = {};
+      if (size > 0) {
+        try {
+          body = JSON.parse((chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size)).toString('utf8'));
+        } catch {
+          fail(invalidRequest('Validation failed: body: not valid JSON'), false);
+          return;
+        }
       }
+      stop();
+      req.body = body;
       next();
+    }
+
+    const timer = setTimeout(() => fail(refusal ?? timedOut(), true), timeoutMs);
+    if (declared !== undefined) {
+      if (declared > limitBytes) refuse(tooLarge());
+      else if (budget.reserve(declared)) reserved = declared;
+      else refuse(busy());
+    }
+    if (done) return;
+    req.on('data', onData);
+    req.on('end', onEnd);
+    // A client that goes away: nobody to answer, but the budget and the timer are freed.
+    req.once('close', () => {
+      if (!done) stop();
+    });
+    req.once('error', () => {
+      if (!done) stop();
     });
   };
 }

@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { buildCatalog, type Catalog } from '../../catalog/catalog.ts';
@@ -7,6 +7,7 @@ import { createApp, type AppDeps } from '../../server/app.ts';
 import { loadConfig } from '../../server/config.ts';
 import type { HealthStore } from '../../server/routing/health.ts';
 import { createLogger } from '../../server/http/request-log.ts';
+import { createFreewayServer, type ServerTimeouts } from '../../server/http/server.ts';
 import { providerPlugins } from './plugins.ts';
 
 export { providerPlugins };
@@ -32,6 +33,8 @@ export interface StartOptions {
   readonly now?: () => number;
   readonly healthStore?: HealthStore;
   readonly fetch?: AppDeps['fetch'];
+  /** Node's server timeouts, when a test needs them shorter than Freeway's. */
+  readonly serverTimeouts?: Partial<ServerTimeouts>;
 }
 
 /** Starts Freeway on an ephemeral 127.0.0.1 port, with its log captured in memory. */
@@ -48,7 +51,7 @@ export async function startFreeway(options: StartOptions = {}): Promise<RunningF
   const logger = createLogger('info', sink);
   const catalog = buildCatalog(loaded);
   const freeway = createApp({ config, catalog, logger, random: options.random, now: options.now, healthStore: options.healthStore, fetch: options.fetch });
-  const server = createServer(freeway.app);
+  const server = createFreewayServer(freeway.app, config, options.serverTimeouts);
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   const { port } = server.address() as AddressInfo;

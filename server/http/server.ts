@@ -1,0 +1,82 @@
+import { createServer, STATUS_CODES, type RequestListener, type Server, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { Config } from '../config.ts';
+import { errorBody } from './errors.ts';
+
+/**
+ * How long Node's HTTP server waits for a client, besides BODY_TIMEOUT_MS
+ * (json-body.ts), which answers a slow body with Freeway's own 408 first.
+ */
+export interface ServerTimeouts {
+  /** Request line and headers (Node's default is 60 s). */
+  readonly headersTimeoutMs: number;
+  /** The whole request, headers and body: a backstop just after BODY_TIMEOUT_MS. */
+  readonly requestTimeoutMs: number;
+  /** An idle keep-alive connection; above the 60 s idle timeout of common load balancers, so they close first. */
+  readonly keepAliveTimeoutMs: number;
+  /** How often Node checks the two timeouts above (its default of 30 s would let them run 30 s late). */
+  readonly checkEveryMs: number;
+}
+
+export function serverTimeouts(config: Pick<Config, 'bodyTimeoutMs'>): ServerTimeouts {
+  const headersTimeoutMs = 20_000;
+  return {
+    headersTimeoutMs,
+    requestTimeoutMs: headersTimeoutMs + config.bodyTimeoutMs + 5_000,
+    keepAliveTimeoutMs: 65_000,
+    checkEveryMs: 1_000,
+  };
+}
+
+/** What each error of Node's HTTP parser means for the client. */
+function parserError(code: string | undefined): [number, string] {
+  switch (code) {
+    case 'HPE_HEADER_OVERFLOW':
+      return [431, 'Request headers too large.'];
+    case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
+      return [413, 'Chunk extensions too large.'];
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return [408, 'Request not received in time.'];
+    default:
+      return [400, 'Malformed HTTP request.'];
+  }
+}
+
+/**
+ * Node answers what its parser refuses (431, 400, 408) with an empty body;
+ * this answers with the OpenAI error body every other error has. As Node
+ * does, it writes only when no response of that connection has started.
+ */
+function answerClientError() {
+  return (error: NodeJS.ErrnoException, socket: Duplex): void => {
+    const current = (socket as Duplex & { _httpMessage?: ServerResponse | null })._httpMessage;
+    if (error.code === 'ECONNRESET' || !socket.writable || current?.headersSent) {
+      socket.destroy();
+      return;
+    }
+    const [status, message] = parserError(error.code);
+    const body = JSON.stringify(errorBody(status, 'invalid_request_error', message));
+    socket.end(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+    // A client that does not read its answer does not keep the socket.
+    setTimeout(() => socket.destroy(), 1_000).unref();
+  };
+}
+
+/** Freeway's HTTP server, the same for `npm start` and the tests: timeouts and parser errors included. */
+export function createFreewayServer(app: RequestListener, config: Pick<Config, 'bodyTimeoutMs'>, overrides: Partial<ServerTimeouts> = {}): Server {
+  const timeouts = { ...serverTimeouts(config), ...overrides };
+  const server = createServer(
+    {
+      headersTimeout: timeouts.headersTimeoutMs,
+      requestTimeout: timeouts.requestTimeoutMs,
+      connectionsCheckingInterval: timeouts.checkEveryMs,
+    },
+    app,
+  );
+  server.keepAliveTimeout = timeouts.keepAliveTimeoutMs;
+  server.on('clientError', answerClientError());
+  return server;
+}
