@@ -608,6 +608,20 @@ describe('Messages API (POST /v1/messages)', function () {
       expect(await result.finishReason).to.equal('stop');
     });
 
+    it('streamText with thinking: the reasoning arrives as reasoning, the answer as text', async function () {
+      upstream.handle((_req, res) => reasoningThenText(res, ['Let me ', 'see.'], ['Blue.']));
+      const result = streamText({
+        model: provider()('claude-sonnet-4-6'),
+        prompt: 'Sky colour?',
+        providerOptions: { anthropic: { thinking: { type: 'enabled', budgetTokens: 1024 } } },
+      });
+      let text = '';
+      for await (const delta of result.textStream) text += delta;
+      expect(text).to.equal('Blue.');
+      expect(await result.reasoningText).to.equal('Let me see.');
+      expect(upstream.requests[0]?.body?.messages).to.deep.equal([{ role: 'user', content: 'Sky colour?' }]);
+    });
+
     it('a tool call with a zod schema, executed by the AI SDK', async function () {
       upstream.handle((_req, res) => openAIToolCall(res, 'get_weather', '{"city":"Paris"}'));
       const calls: string[] = [];
