@@ -21,6 +21,8 @@ export interface FreewayChild {
   alive(): boolean;
   /** What the process wrote to stderr (last 4 KB). */
   stderr(): string;
+  /** What it wrote to stdout (its log), when started with `keepLog` (at most the last 8 MB). */
+  log(): string;
   stop(): Promise<void>;
 }
 
@@ -46,12 +48,19 @@ function readRssMb(pid: number): number {
   }
 }
 
-export async function startFreewayChild(env: Record<string, string> = {}, root = thisCheckout): Promise<FreewayChild> {
+const LOG_KEPT = 8 * 1024 * 1024;
+
+export async function startFreewayChild(env: Record<string, string> = {}, root = thisCheckout, keepLog = false): Promise<FreewayChild> {
   const port = await freePort();
   const child = spawn(process.execPath, [`${root.replace(/\/$/, '')}/server/main.ts`], {
     cwd: root,
     env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env },
-    stdio: ['ignore', 'ignore', 'pipe'],
+    stdio: ['ignore', keepLog ? 'pipe' : 'ignore', 'pipe'],
+  });
+  let log = '';
+  child.stdout?.setEncoding('utf8');
+  child.stdout?.on('data', (text: string) => {
+    log = (log + text).slice(-LOG_KEPT);
   });
   let stderr = '';
   child.stderr?.setEncoding('utf8');
@@ -94,6 +103,7 @@ export async function startFreewayChild(env: Record<string, string> = {}, root =
     },
     alive: () => !exited,
     stderr: () => stderr,
+    log: () => log,
     async stop() {
       clearInterval(sampler);
       if (!exited) child.kill('SIGKILL');

@@ -19,7 +19,7 @@ export interface StalledBodiesOptions {
   /** Declared body size (20 MB) and bytes sent before stalling (19 MB). */
   readonly declaredBytes: number;
   readonly sentBytes: number;
-  /** BODY_TIMEOUT_MS for Freeway (its default, 30 s). */
+  /** BODY_TIMEOUT_MS for Freeway (10 s, a third of its default, to keep the run short). */
   readonly bodyTimeoutMs: number;
   /** How late past BODY_TIMEOUT_MS an answer may come (5 s). */
   readonly slackMs: number;
@@ -39,7 +39,7 @@ const defaults: StalledBodiesOptions = {
   sockets: 50,
   declaredBytes: 20 * 1024 * 1024,
   sentBytes: 19 * 1024 * 1024,
-  bodyTimeoutMs: 30_000,
+  bodyTimeoutMs: 10_000,
   slackMs: 5_000,
   bodyBufferMaxMb: 256,
   env: {},
