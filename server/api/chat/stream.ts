@@ -84,24 +84,32 @@ export function isFirstOutput(part: LanguageModelV4StreamPart): boolean {
 }
 
 /**
+ * Raw chunks only come when the caller asked for logprobs; each comes just
+ * before the text delta it carries. Kept out of `encodePart`, the per-chunk path.
+ */
+function takeLogprobs(raw: unknown, state: StreamState): void {
+  const tokens = tokenLogprobs(raw);
+  if (tokens) state.logprobs = state.logprobs ? state.logprobs.concat(tokens) : tokens;
+}
+
+function contentWithLogprobs(text: string, state: StreamState, encoder: ChunkEncoder): string {
+  const logprobs = state.logprobs as TokenLogprob[];
+  state.logprobs = undefined;
+  return encoder.contentWithLogprobs(text, logprobs);
+}
+
+/**
  * One AI SDK stream part -> the SSE text to send for it ('' for none).
  * An upstream `error` part is thrown, so the caller handles every failure in one place.
  */
 export function encodePart(part: LanguageModelV4StreamPart, state: StreamState, encoder: ChunkEncoder): string {
   switch (part.type) {
-    case 'text-delta': {
+    case 'text-delta':
       if (part.delta === '') return '';
-      const logprobs = state.logprobs;
-      if (logprobs === undefined) return encoder.content(part.delta);
-      state.logprobs = undefined;
-      return encoder.contentWithLogprobs(part.delta, logprobs);
-    }
-    case 'raw': {
-      // Only there when the caller asked for logprobs: the raw chunk comes just before its text delta.
-      const tokens = tokenLogprobs(part.rawValue);
-      if (tokens) state.logprobs = state.logprobs ? state.logprobs.concat(tokens) : tokens;
+      return state.logprobs === undefined ? encoder.content(part.delta) : contentWithLogprobs(part.delta, state, encoder);
+    case 'raw':
+      takeLogprobs(part.rawValue, state);
       return '';
-    }
     case 'reasoning-delta':
       return part.delta === '' ? '' : encoder.reasoning(part.delta);
     case 'tool-input-start': {
