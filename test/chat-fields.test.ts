@@ -178,7 +178,7 @@ describe('chat completions: parallel_tool_calls, legacy functions, PDFs, logprob
     it('a function message without a name is a 400 naming the field', async function () {
       const reply = await postChat(freeway.url, { model: CEREBRAS, messages: [{ role: 'function', content: 'x' }] }, keys);
       expect(reply.status).to.equal(400);
-      expect(reply.json.error.message).to.equal('Validation failed: messages.0.name: is required');
+      expect(reply.json.error).to.deep.equal({ message: 'Validation failed: messages.0.name: is required', type: 'invalid_request_error', code: 400 });
     });
   });
 
@@ -230,7 +230,7 @@ describe('chat completions: parallel_tool_calls, legacy functions, PDFs, logprob
       it(`file_data ${fileData.slice(0, 20)}... is a 400: ${detail}`, async function () {
         const reply = await postChat(freeway.url, { model: GEMINI, messages: document(fileData) }, keys);
         expect(reply.status).to.equal(400);
-        expect(reply.json.error.message).to.equal(`Validation failed: messages.0.content.1.file.file_data: ${detail}`);
+        expect(reply.json.error).to.deep.equal({ message: `Validation failed: messages.0.content.1.file.file_data: ${detail}`, type: 'invalid_request_error', code: 400 });
         expect(upstream.requests).to.have.length(0);
       });
     }
@@ -238,7 +238,7 @@ describe('chat completions: parallel_tool_calls, legacy functions, PDFs, logprob
     it('a file part without file_data or file_id is a 400', async function () {
       const reply = await postChat(freeway.url, { model: GEMINI, messages: [{ role: 'user', content: [{ type: 'file', file: { filename: 'a.pdf' } }] }] }, keys);
       expect(reply.status).to.equal(400);
-      expect(reply.json.error.message).to.equal('Validation failed: messages.0.content.0.file.file_data: is required');
+      expect(reply.json.error).to.deep.equal({ message: 'Validation failed: messages.0.content.0.file.file_data: is required', type: 'invalid_request_error', code: 400 });
     });
   });
 
@@ -303,7 +303,7 @@ describe('chat completions: parallel_tool_calls, legacy functions, PDFs, logprob
     it('top_logprobs above 20 is a 400', async function () {
       const reply = await postChat(freeway.url, { model: CEREBRAS, messages: hi, logprobs: true, top_logprobs: 21 }, keys);
       expect(reply.status).to.equal(400);
-      expect(reply.json.error.message).to.equal('Validation failed: top_logprobs: must be <= 20');
+      expect(reply.json.error).to.deep.equal({ message: 'Validation failed: top_logprobs: must be <= 20', type: 'invalid_request_error', code: 400 });
     });
 
     it('raw: the stream has no logprobs on chunks when none were asked for', async function () {
