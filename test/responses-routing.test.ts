@@ -141,6 +141,30 @@ describe('POST /v1/responses on the router', function () {
     });
   });
 
+  describe('body limits', function () {
+    let small: RunningFreeway;
+
+    before(async function () {
+      small = await startFreeway({ env: { CEREBRAS_BASE_URL: cerebras.url, BODY_LIMIT: '1kb' } });
+    });
+
+    after(async function () {
+      await small.close();
+    });
+
+    it('a body over BODY_LIMIT is a 413', async function () {
+      const reply = await postResponses(small.url, { model: 'free:auto', input: 'x'.repeat(2000) }, keyHeaders('cerebras'));
+      expect(reply.status).to.equal(413);
+      expect(reply.json).to.deep.equal({ error: { message: 'Request body larger than 1kb.', type: 'invalid_request_error', code: 413 } });
+    });
+
+    it('a compressed body is a 415', async function () {
+      const reply = await fetch(`${small.url}/v1/responses`, { method: 'POST', headers: { 'content-type': 'application/json', 'content-encoding': 'gzip', ...keyHeaders('cerebras') }, body: 'x' });
+      expect(reply.status).to.equal(415);
+      expect(await reply.json()).to.deep.equal({ error: { message: 'Request body must be uncompressed UTF-8 JSON.', type: 'invalid_request_error', code: 415 } });
+    });
+  });
+
   describe('CORS', function () {
     it('a browser preflight for POST /v1/responses with the SDK headers and key headers is allowed', async function () {
       const requested = ['content-type', 'authorization', 'x-stainless-lang', 'x-stainless-helper-method', 'x-stainless-retry-count', 'x-groq-key', 'x-cerebras-key'];
