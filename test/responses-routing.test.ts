@@ -4,6 +4,7 @@
  */
 import { expect } from 'chai';
 import OpenAI from 'openai';
+import { gzipSync } from 'node:zlib';
 import { startFreeway, type RunningFreeway } from './support/freeway.ts';
 import { getHealth } from './support/http.ts';
 import { keyHeaders, testKeys } from './support/keys.ts';
@@ -159,7 +160,7 @@ describe('POST /v1/responses on the router', function () {
     });
 
     it('a compressed body is a 415', async function () {
-      const reply = await fetch(`${small.url}/v1/responses`, { method: 'POST', headers: { 'content-type': 'application/json', 'content-encoding': 'gzip', ...keyHeaders('cerebras') }, body: 'x' });
+      const reply = await fetch(`${small.url}/v1/responses`, { method: 'POST', headers: { 'content-type': 'application/json', 'content-encoding': 'gzip', ...keyHeaders('cerebras') }, body: gzipSync(JSON.stringify(hi)) });
       expect(reply.status).to.equal(415);
       expect(await reply.json()).to.deep.equal({ error: { message: 'Request body must be uncompressed UTF-8 JSON.', type: 'invalid_request_error', code: 415 } });
     });
