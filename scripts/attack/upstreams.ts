@@ -1,0 +1,61 @@
+/**
+ * Fake providers on 127.0.0.1 for the attacks that need an upstream, and the
+ * small client helpers they share. Not an attack itself (no `run`).
+ */
+import type { ServerResponse } from 'node:http';
+import { keyHeaders } from '../../test/support/keys.ts';
+
+export { startUpstream, type FakeUpstream } from '../../test/support/upstream.ts';
+export { keyHeaders };
+
+const chunk = (content: string): string =>
+  `data: ${JSON.stringify({ id: 'x', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: { content }, finish_reason: null }] })}\n\n`;
+const finish = `data: ${JSON.stringify({ id: 'x', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })}\n\ndata: [DONE]\n\n`;
+
+function drained(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      res.off('drain', done).off('close', done);
+      resolve();
+    };
+    res.on('drain', done).on('close', done);
+  });
+}
+
+/** A stream of `count` chunks of `size` characters, as fast as the connection takes them, then a proper end. */
+export function bulkStream(count: number, size: number) {
+  return async (_req: unknown, res: ServerResponse): Promise<void> => {
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    const piece = chunk('x'.repeat(size));
+    for (let i = 0; i < count && !res.destroyed; i++) if (!res.write(piece)) await drained(res);
+    if (!res.destroyed) res.end(finish);
+  };
+}
+
+/** A stream that never ends: a chunk of `size` characters every `gapMs` until the caller hangs up. */
+export function endlessDrip(gapMs: number, size: number) {
+  return (_req: unknown, res: ServerResponse): Promise<void> =>
+    new Promise((resolve) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      const piece = chunk('x'.repeat(size));
+      const timer = setInterval(() => {
+        if (res.destroyed) return;
+        res.write(piece);
+      }, gapMs);
+      res.once('close', () => {
+        clearInterval(timer);
+        resolve();
+      });
+    });
+}
+
+/** `/health` for the given key headers: provider -> `state/consecutiveFailures`, e.g. `groq: healthy/0`. */
+export async function healthLine(url: string, headers: Record<string, string>): Promise<string> {
+  const response = await fetch(`${url}/health`, { headers });
+  const body = (await response.json()) as { providers: Record<string, { state: string; consecutiveFailures: number }> };
+  return Object.entries(body.providers)
+    .map(([provider, entry]) => `${provider}: ${entry.state}/${entry.consecutiveFailures}`)
+    .join(', ');
+}
+
+export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
