@@ -112,9 +112,9 @@ describe('Messages API errors and operations', function () {
         'Validation failed: messages.0.content.0.source: Freeway keeps no files: send the content inline (base64 or url)',
       ],
       [
-        'a PDF document',
-        hi('claude-sonnet-4-6', { messages: [{ role: 'user', content: [{ type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: 'JVBERi0=' } }] }] }),
-        'Validation failed: messages.0.content.0.source: PDF documents are not supported by the models Freeway routes to; send the text as a text document',
+        'a base64 document that is not a PDF',
+        hi('claude-sonnet-4-6', { messages: [{ role: 'user', content: [{ type: 'document', source: { type: 'base64', media_type: 'application/msword', data: 'AA==' } }] }] }),
+        'Validation failed: messages.0.content.0.source.media_type: must be one of application/pdf',
       ],
       [
         'a server tool',

@@ -15,7 +15,7 @@ import { z } from 'zod';
 import { checkStream, messageSchema } from './support/anthropic-events.ts';
 import { startFreeway, type RunningFreeway } from './support/freeway.ts';
 import { keyHeaders, testKeys } from './support/keys.ts';
-import { openAISSE, openAIText, openAIToolCall, startUpstream, usage, type FakeUpstream, type SeenRequest } from './support/upstream.ts';
+import { geminiSSE, openAISSE, openAIText, openAIToolCall, startUpstream, usage, type FakeUpstream, type SeenRequest } from './support/upstream.ts';
 
 const weatherTool: Tool = {
   name: 'get_weather',
@@ -343,10 +343,13 @@ describe('Messages API (POST /v1/messages)', function () {
         [{ type: 'none' }, 'none'],
         [{ type: 'auto', disable_parallel_tool_use: true }, 'auto'],
       ] as const;
+
       for (const [choice, expected] of cases) {
         await anthropic.messages.create({ model: 'claude-sonnet-4-6', max_tokens: 10, tools: [weatherTool], tool_choice: choice, messages: [{ role: 'user', content: 'Hi' }] });
         expect(upstream.requests.at(-1)?.body?.tool_choice, choice.type).to.deep.equal(expected);
       }
+      // disable_parallel_tool_use asks for at most one call; without it nothing is said.
+      expect(upstream.requests.map((req) => req.body?.parallel_tool_calls)).to.deep.equal([undefined, undefined, undefined, false]);
     });
 
     it('streams text then two calls as three blocks, each call with its input_json_delta pieces', async function () {
@@ -417,6 +420,44 @@ describe('Messages API (POST /v1/messages)', function () {
       expect(body.error.type).to.equal('authentication_error');
       expect(body.error.message).to.match(/^No provider key for free:tool-use with vision\. Send one of: /);
       expect(upstream.requests).to.have.length(0);
+    });
+  });
+
+  describe('PDF documents', function () {
+    const pdf = 'JVBERi0xLjQKJcOkw7zDtsOfCjIgMCBvYmoKPDwvTGVuZ3RoIDMgMCBSPj4Kc3RyZWFtCg==';
+
+    it('go to a model that reads PDFs (Gemini), as inline data', async function () {
+      const google = await startUpstream((_req, res) => geminiSSE(res, 'A one-page report.'));
+      const fw = await startFreeway({ env: { GOOGLE_BASE_URL: google.url, CEREBRAS_BASE_URL: upstream.url } });
+      try {
+        const client = new Anthropic({ baseURL: fw.url, apiKey: 'x', defaultHeaders: keyHeaders('cerebras', 'google'), maxRetries: 0 });
+        const message = await client.messages.create({
+          model: 'claude-haiku-4-5',
+          max_tokens: 100,
+          messages: [{ role: 'user', content: [{ type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: pdf } }, { type: 'text', text: 'Summarize' }] }],
+        });
+        expect(message.content).to.deep.equal([{ type: 'text', text: 'A one-page report.', citations: null }]);
+        expect(message.model).to.equal('claude-haiku-4-5');
+        // free:fast narrowed to models that read PDFs: Cerebras has none, so Gemini answers.
+        expect(upstream.requests).to.have.length(0);
+        expect(google.requests).to.have.length(1);
+        expect(google.requests[0]?.path).to.match(/^\/models\/gemini-2\.5-flash:streamGenerateContent/);
+        const contents = google.requests[0]?.body?.contents as Array<{ role: string; parts: unknown[] }>;
+        expect(contents[0]?.parts).to.deep.equal([{ inlineData: { mimeType: 'application/pdf', data: pdf } }, { text: 'Summarize' }]);
+      } finally {
+        await fw.close();
+        await google.close();
+      }
+    });
+
+    it('without a key for such a model, a 401 names the pdf capability', async function () {
+      const error = await anthropic.messages
+        .create({ model: 'claude-sonnet-4-6', max_tokens: 50, messages: [{ role: 'user', content: [{ type: 'document', source: { type: 'url', url: 'https://example.test/report.pdf' } }] }] })
+        .then(() => undefined, (caught: unknown) => caught);
+      expect(error).to.be.instanceOf(Anthropic.AuthenticationError);
+      expect(((error as InstanceType<typeof Anthropic.AuthenticationError>).error as any).error.message).to.equal(
+        'No provider key for free:tool-use with pdf. Send one of: X-Google-Key.',
+      );
     });
   });
 
@@ -547,6 +588,11 @@ describe('Messages API (POST /v1/messages)', function () {
     it('needs no provider key, and refuses a model it cannot resolve with not_found_error', async function () {
       const bare = new Anthropic({ baseURL: freeway.url, apiKey: 'x', maxRetries: 0 });
       expect(await bare.messages.countTokens({ model: 'free:auto', messages: [{ role: 'user', content: 'abcdefgh' }] })).to.deep.equal({ input_tokens: 2 });
+      const withPdf = await bare.messages.countTokens({
+        model: 'free:auto',
+        messages: [{ role: 'user', content: [{ type: 'document', source: { type: 'url', url: 'https://example.test/a.pdf' } }, { type: 'text', text: 'abcd' }] }],
+      });
+      expect(withPdf).to.deep.equal({ input_tokens: 1 + 1600 });
       const error = await bare.messages.countTokens({ model: 'gpt-4o', messages: [{ role: 'user', content: 'x' }] }).then(() => undefined, (caught: unknown) => caught);
       expect(error).to.be.instanceOf(Anthropic.NotFoundError);
       expect((error as InstanceType<typeof Anthropic.NotFoundError>).error).to.deep.equal({

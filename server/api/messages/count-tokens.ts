@@ -18,7 +18,7 @@ function textLength(content: string | readonly TextBlock[]): number {
  * characters of the system prompt, the messages' text, tool calls' names and
  * inputs (as JSON), tool results and text documents, and the tools' names,
  * descriptions and input schemas (as JSON), divided by 4 and rounded up, plus
- * 1,600 tokens per image.
+ * 1,600 tokens per image and per PDF (a PDF of many pages is undercounted).
  */
 export function estimateInputTokens(request: MessagesRequest): number {
   let chars = 0;
@@ -48,7 +48,8 @@ export function estimateInputTokens(request: MessagesRequest): number {
           const source = block.source as { type: string; data?: string; content?: unknown };
           if (typeof block.title === 'string') chars += block.title.length;
           if (typeof block.context === 'string') chars += block.context.length;
-          if (source.type === 'text') chars += (source.data as string).length;
+          if (source.type === 'base64' || source.type === 'url') images += 1;
+          else if (source.type === 'text') chars += (source.data as string).length;
           else if (typeof source.content === 'string') chars += source.content.length;
           else if (Array.isArray(source.content)) countBlocks(source.content as typeof blocks);
           break;

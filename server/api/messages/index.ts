@@ -4,7 +4,7 @@ import type { ModelMapping } from '../../config.ts';
 import { HttpError } from '../../http/errors.ts';
 import type { ClientApi } from '../completion.ts';
 import { estimateInputTokens } from './count-tokens.ts';
-import { requiredCapabilities, toCallOptions } from './request.ts';
+import { requiredCapabilities, toCallOptions, toExtras } from './request.ts';
 import { toMessage } from './response.ts';
 import { messagesStream } from './stream.ts';
 import type { MessagesRequest } from './types.ts';
@@ -32,6 +32,7 @@ export function messagesApi(resolve: (model: string) => string): ClientApi<Messa
     needs: requiredCapabilities,
     stream: (request) => request.stream === true,
     user: (request) => request.metadata?.user_id ?? undefined,
+    extras: toExtras,
     respond: (result, request) => toMessage(result, request.model),
     openStream: messagesStream,
   };

@@ -8,7 +8,7 @@ import type {
   LanguageModelV4ToolChoice,
   LanguageModelV4ToolResultPart,
 } from '@ai-sdk/provider';
-import type { Capability } from '../../../providers/types.ts';
+import type { Capability, RequestExtras } from '../../../providers/types.ts';
 import type { CallOptions } from '../../routing/upstream.ts';
 import { imageURLToFilePart } from '../image-url.ts';
 import type { DocumentBlock, ImageBlock, MessagesRequest, TextBlock, ToolChoice } from './types.ts';
@@ -38,13 +38,15 @@ function imagePart(block: ImageBlock): LanguageModelV4FilePart {
   return imageURLToFilePart(source.url, 'source.url');
 }
 
-/** Text documents (the only kind validation lets through) as the text a model reads. */
+/** A document: text ones as the text a model reads, PDFs as file parts (for models with the `pdf` capability). */
 function documentParts(block: DocumentBlock): Array<LanguageModelV4TextPart | LanguageModelV4FilePart> {
   const parts: Array<LanguageModelV4TextPart | LanguageModelV4FilePart> = [];
   const heading = [block.title, block.context].filter((line): line is string => typeof line === 'string' && line !== '').join('\n');
   if (heading !== '') parts.push({ type: 'text', text: heading });
   const { source } = block;
-  if (source.type === 'text') parts.push({ type: 'text', text: source.data });
+  if (source.type === 'base64') parts.push({ type: 'file', mediaType: 'application/pdf', data: { type: 'data', data: source.data } });
+  else if (source.type === 'url') parts.push({ type: 'file', mediaType: 'application/pdf', data: { type: 'url', url: new URL(source.url) } });
+  else if (source.type === 'text') parts.push({ type: 'text', text: source.data });
   else if (source.type === 'content') {
     if (typeof source.content === 'string') parts.push({ type: 'text', text: source.content });
     else for (const inner of source.content) parts.push(inner.type === 'text' ? { type: 'text', text: inner.text } : imagePart(inner));
@@ -184,27 +186,39 @@ export function toCallOptions(request: MessagesRequest): CallOptions {
   };
 }
 
-function hasImage(blocks: ReadonlyArray<{ type: string; content?: unknown; source?: unknown }>): boolean {
+interface Seen {
+  images: boolean;
+  pdfs: boolean;
+}
+
+/** Notes the images and PDFs among blocks, also inside tool results and content documents. */
+function scan(blocks: ReadonlyArray<{ type: string; content?: unknown; source?: unknown }>, seen: Seen): void {
   for (const block of blocks) {
-    if (block.type === 'image') return true;
-    if (block.type === 'tool_result' && Array.isArray(block.content) && hasImage(block.content as typeof blocks)) return true;
-    if (block.type === 'document') {
+    if (block.type === 'image') seen.images = true;
+    else if (block.type === 'tool_result' && Array.isArray(block.content)) scan(block.content as typeof blocks, seen);
+    else if (block.type === 'document') {
       const source = block.source as { type: string; content?: unknown };
-      if (source.type === 'content' && Array.isArray(source.content) && hasImage(source.content as typeof blocks)) return true;
+      if (source.type === 'base64' || source.type === 'url') seen.pdfs = true;
+      else if (source.type === 'content' && Array.isArray(source.content)) scan(source.content as typeof blocks, seen);
     }
   }
-  return false;
 }
 
 /** Capabilities a model must have to take this request at all. */
 export function requiredCapabilities(request: MessagesRequest): Capability[] {
   const needs: Capability[] = [];
   if (request.tools && request.tools.length > 0 && request.tool_choice?.type !== 'none') needs.push('tool-use');
+  const seen: Seen = { images: false, pdfs: false };
   for (const message of request.messages) {
-    if (message.role === 'user' && typeof message.content !== 'string' && hasImage(message.content)) {
-      needs.push('vision');
-      break;
-    }
+    if (message.role === 'user' && typeof message.content !== 'string') scan(message.content, seen);
   }
+  if (seen.images) needs.push('vision');
+  if (seen.pdfs) needs.push('pdf');
   return needs;
+}
+
+/** What the request asks of the provider beyond the call options: `disable_parallel_tool_use` as at most one call. */
+export function toExtras(request: MessagesRequest): Omit<RequestExtras, 'user'> {
+  const choice = request.tool_choice;
+  return choice && choice.type !== 'none' && choice.disable_parallel_tool_use === true ? { parallelToolCalls: false } : {};
 }

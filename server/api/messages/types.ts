@@ -17,7 +17,7 @@ export interface ImageBlock {
 }
 
 export type DocumentSource =
-  | { type: 'base64'; media_type: string; data: string }
+  | { type: 'base64'; media_type: 'application/pdf'; data: string }
   | { type: 'url'; url: string }
   | { type: 'text'; media_type: string; data: string }
   | { type: 'content'; content: string | Array<TextBlock | ImageBlock> };

@@ -97,9 +97,12 @@ function checkDocument(block: Fields, path: string): DocumentBlock {
     case 'file':
       throw fail(`${path}.source`, noFiles);
     case 'base64':
+      oneOf(source, 'media_type', `${path}.source.`, ['application/pdf']);
+      string(source, 'data', `${path}.source.`);
+      break;
     case 'url':
-      // No model in Freeway's catalog is known to read PDFs.
-      throw fail(`${path}.source`, 'PDF documents are not supported by the models Freeway routes to; send the text as a text document');
+      checkHttpUrl(string(source, 'url', `${path}.source.`), `${path}.source.url`);
+      break;
     case 'text':
       string(source, 'data', `${path}.source.`);
       break;
