@@ -13,11 +13,12 @@ const field = (value: unknown, name: string): unknown => (value !== null && type
 const minus = (a: number | undefined, b: number | undefined): number | undefined => (a === undefined || b === undefined ? undefined : a - b);
 const plus = (a: number | undefined, b: number | undefined): number | undefined => (a === undefined ? b : b === undefined ? a : a + b);
 
-/** OpenAI's `usage` object (every OpenAI-compatible provider, Groq's `x_groq.usage`). */
+/** OpenAI's `usage` object (every OpenAI-compatible provider, Groq's `x_groq.usage`, DeepSeek's cache fields). */
 function fromOpenAI(raw: Raw): LanguageModelV4Usage {
   const prompt = count(raw.prompt_tokens);
   const completion = count(raw.completion_tokens);
-  const cached = count(field(raw.prompt_tokens_details, 'cached_tokens'));
+  // DeepSeek reports its cache hits as prompt_cache_hit_tokens.
+  const cached = count(field(raw.prompt_tokens_details, 'cached_tokens')) ?? count(raw.prompt_cache_hit_tokens);
   const reasoning = count(field(raw.completion_tokens_details, 'reasoning_tokens'));
   return {
     inputTokens: { total: prompt, noCache: minus(prompt, cached), cacheRead: cached, cacheWrite: undefined },

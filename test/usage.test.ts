@@ -54,7 +54,7 @@ describe('usage: only what the upstream reported', function () {
 
   before(async function () {
     upstream = await startUpstream();
-    freeway = await startFreeway({ env: { CEREBRAS_BASE_URL: upstream.url, GOOGLE_BASE_URL: upstream.url, COHERE_BASE_URL: upstream.url } });
+    freeway = await startFreeway({ env: { CEREBRAS_BASE_URL: upstream.url, GOOGLE_BASE_URL: upstream.url, COHERE_BASE_URL: upstream.url, DEEPSEEK_BASE_URL: upstream.url } });
     openai = new OpenAI({ baseURL: `${freeway.url}/v1`, apiKey: 'unused', defaultHeaders: keyHeaders('cerebras', 'google', 'cohere'), maxRetries: 0, timeout: 5000 });
   });
 
@@ -69,9 +69,9 @@ describe('usage: only what the upstream reported', function () {
 
   /** The usage of the non-streaming answer (raw JSON, so an absent field is really absent) and of the stream's usage chunk. */
   async function usageBothWays(model: string): Promise<{ body: any; streamed: any[] }> {
-    const reply = await postChat(freeway.url, { model, messages: hi }, keyHeaders('cerebras', 'google', 'cohere'));
+    const reply = await postChat(freeway.url, { model, messages: hi }, keyHeaders('cerebras', 'google', 'cohere', 'deepseek'));
     expect(reply.status, reply.text).to.equal(200);
-    const stream = await postChat(freeway.url, { model, messages: hi, stream: true, stream_options: { include_usage: true } }, keyHeaders('cerebras', 'google', 'cohere'));
+    const stream = await postChat(freeway.url, { model, messages: hi, stream: true, stream_options: { include_usage: true } }, keyHeaders('cerebras', 'google', 'cohere', 'deepseek'));
     expect(stream.status, stream.text).to.equal(200);
     const events = sseEvents(stream.text);
     expect(events.at(-1)).to.equal('[DONE]');
@@ -140,6 +140,32 @@ describe('usage: only what the upstream reported', function () {
     const { body, streamed } = await usageBothWays(PINNED);
     expect(body.usage).to.deep.equal({ prompt_tokens: 7, promptTokens: 7 });
     expect(streamed.at(-1).usage).to.deep.equal({ prompt_tokens: 7, promptTokens: 7 });
+  });
+
+  it('DeepSeek: prompt_cache_hit_tokens are the cached tokens', async function () {
+    upstream.handle(
+      streamWithUsage({
+        prompt_tokens: 64,
+        completion_tokens: 10,
+        total_tokens: 74,
+        prompt_cache_hit_tokens: 48,
+        prompt_cache_miss_tokens: 16,
+        completion_tokens_details: { reasoning_tokens: 4 },
+      }),
+    );
+    const { body, streamed } = await usageBothWays('deepseek/deepseek-chat');
+    const expected = {
+      prompt_tokens: 64,
+      completion_tokens: 10,
+      total_tokens: 74,
+      prompt_tokens_details: { cached_tokens: 48 },
+      completion_tokens_details: { reasoning_tokens: 4 },
+      promptTokens: 64,
+      completionTokens: 10,
+      totalTokens: 74,
+    };
+    expect(body.usage).to.deep.equal(expected);
+    expect(streamed.at(-1).usage).to.deep.equal(expected);
   });
 
   it('Gemini: cached and thinking tokens from usageMetadata; completion_tokens counts the thinking', async function () {
