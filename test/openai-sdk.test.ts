@@ -83,7 +83,7 @@ describe('openai SDK against Freeway', function () {
       expect(completion.usage?.prompt_tokens).to.equal(usage.prompt_tokens);
       expect(completion.usage?.completion_tokens).to.equal(usage.completion_tokens);
       expect(completion.usage?.total_tokens).to.equal(usage.total_tokens);
-      // SPEC.md's camelCase names ride along with the same numbers.
+      // The camelCase names ride along with the same numbers.
       expect(completion.usage).to.include({ promptTokens: 7, completionTokens: 3, totalTokens: 10 });
 
       expect(response.headers.get('x-freeway-provider')).to.equal('cerebras');

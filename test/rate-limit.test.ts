@@ -203,7 +203,7 @@ describe('rate limit over HTTP', () => {
     expect(body).to.deep.equal({
       error: { message: `Rate limit exceeded. Retry after ${retryAfter} seconds.`, type: 'rate_limit_error', code: 429 },
     });
-    // No express-rate-limit headers beyond what SPEC.md asks for.
+    // No express-rate-limit headers beyond Retry-After.
     expect(response.headers.get('ratelimit')).to.equal(null);
     expect(response.headers.get('x-ratelimit-limit')).to.equal(null);
   });

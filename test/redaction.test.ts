@@ -14,7 +14,7 @@ describe('createRedactor', () => {
     expect(REDACTED).to.equal('[REDACTED]');
   });
 
-  describe('each key format of SPEC.md is replaced as a whole', () => {
+  describe('each documented key format is replaced as a whole', () => {
     const samples: ReadonlyArray<readonly [string, readonly string[]]> = [
       ['gsk_', ['gsk_abcDEF0123456789', 'gsk_abc-DEF_0123456789', 'gsk_a_b_c-d-e']],
       ['sk-or-', ['sk-or-v1-0123456789abcdef0123456789abcdef', 'sk-or-v1-ab_cd-EF_gh', 'sk-or-abcdef']],
