@@ -126,6 +126,45 @@ describe('edge inputs', () => {
     });
   });
 
+  describe('the same bounds on the Responses and Messages APIs', () => {
+    const long = `groq/${'x'.repeat(300)}`;
+
+    async function postTo(path: string, body: string): Promise<{ status: number; body: any }> {
+      const response = await fetch(`${freeway.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...keyHeaders('groq') }, body });
+      return { status: response.status, body: await response.json() };
+    }
+
+    it('/v1/responses: a model id over 256 characters, and max_output_tokens past int32, are 400s', async () => {
+      await expectError(
+        await fetch(`${freeway.url}/v1/responses`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: long, input: 'hi' }) }),
+        400,
+        'invalid_request_error',
+        'Validation failed: model: must NOT have more than 256 characters',
+      );
+      await expectError(
+        await fetch(`${freeway.url}/v1/responses`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: `{"model":"${pinned}","input":"hi","max_output_tokens":2147483648}` }),
+        400,
+        'invalid_request_error',
+        'Validation failed: max_output_tokens: must be <= 2147483647',
+      );
+      expect(upstream.requests).to.have.length(0);
+    });
+
+    it('/v1/messages: the same, in the Messages API error format', async () => {
+      for (const [body, message] of [
+        [JSON.stringify({ model: long, max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] }), 'Validation failed: model: must NOT have more than 256 characters'],
+        [`{"model":"${pinned}","max_tokens":2147483648,"messages":[{"role":"user","content":"hi"}]}`, 'Validation failed: max_tokens: must be from 1 to 2147483647'],
+        [`{"model":"${pinned}","max_tokens":1e309,"messages":[{"role":"user","content":"hi"}]}`, 'Validation failed: max_tokens: must be an integer'],
+      ] as const) {
+        const reply = await postTo('/v1/messages', body);
+        expect(reply.status).to.equal(400);
+        expect(reply.body.type).to.equal('error');
+        expect(reply.body.error).to.deep.equal({ type: 'invalid_request_error', message });
+      }
+      expect(upstream.requests).to.have.length(0);
+    });
+  });
+
   describe('Cloudflare account ids', () => {
     const cloudflareModel = 'cloudflare/@cf/meta/llama-3.1-8b-instruct-fp8';
     const message = 'X-Cloudflare-Key: the account id must be 32 hexadecimal characters.';

@@ -1,16 +1,12 @@
+import { INT32_MAX, INT32_MIN, MAX_MODEL_ID_LENGTH } from '../limits.ts';
+
 /**
  * The JSON schema of a chat-completions request body. Changing it means
  * regenerating the compiled validator: `npm run generate` (a test checks).
  */
 const nullableNumber = { type: ['number', 'null'] };
-/**
- * JSON numbers past 1.8e308 parse as Infinity, which Ajv counts as an integer and
- * JSON.stringify sends upstream as null: every integer field gets a finite bound.
- */
-const int32Max = 2 ** 31 - 1;
-const int32Min = -(2 ** 31);
-/** Longest model id; no catalog id comes close, and messages echo it. */
-export const MAX_MODEL_ID_LENGTH = 256;
+const int32Max = INT32_MAX;
+const int32Min = INT32_MIN;
 const textPart = {
   type: 'object',
   required: ['type', 'text'],

@@ -1,5 +1,6 @@
 import { invalidRequest } from '../../http/errors.ts';
 import { assertSchemaDepth } from '../json-depth.ts';
+import { INT32_MAX, MAX_MODEL_ID_LENGTH, modelIdTooLong } from '../limits.ts';
 import type {
   AssistantBlock,
   DocumentBlock,
@@ -272,15 +273,16 @@ export function parseMessagesRequest(body: unknown, counting = false): MessagesR
   const fields = object(body, 'body');
   const model = string(fields, 'model', '');
   if (model === '') throw fail('model', 'must not be empty');
+  if (model.length > MAX_MODEL_ID_LENGTH) throw fail('model', modelIdTooLong);
   if (!counting) {
     if (fields.max_tokens === undefined) throw fail('max_tokens', 'is required');
-    optionalNumber(fields, 'max_tokens', 1, Number.MAX_SAFE_INTEGER, true);
+    optionalNumber(fields, 'max_tokens', 1, INT32_MAX, true);
   }
   checkMessages(fields.messages);
   if (fields.system !== undefined && fields.system !== null) checkTextBlocks(fields.system, 'system');
   optionalNumber(fields, 'temperature', 0, 1);
   optionalNumber(fields, 'top_p', 0, 1);
-  optionalNumber(fields, 'top_k', 0, Number.MAX_SAFE_INTEGER, true);
+  optionalNumber(fields, 'top_k', 0, INT32_MAX, true);
   const stop = fields.stop_sequences;
   if (stop !== undefined && stop !== null && (!Array.isArray(stop) || stop.some((item) => typeof item !== 'string'))) {
     throw fail('stop_sequences', 'must be an array of strings');

@@ -1,5 +1,6 @@
 import { invalidRequest } from '../../http/errors.ts';
 import { assertSchemaDepth } from '../json-depth.ts';
+import { INT32_MAX, MAX_MODEL_ID_LENGTH, modelIdTooLong } from '../limits.ts';
 import type { FunctionTool, InputItem, InputText, InputImage, MessageItem, ReasoningEffort, ResponsesRequest, TextFormat, ToolChoice } from './types.ts';
 
 /**
@@ -245,6 +246,7 @@ export function parseResponsesRequest(body: unknown): ResponsesRequest {
   if (body.model === undefined) fail('model', 'is required');
   const model = string(body.model, 'model');
   if (model === '') fail('model', 'must not be empty');
+  if (model.length > MAX_MODEL_ID_LENGTH) fail('model', modelIdTooLong);
   const parsed: Parsed = { hasImages: false };
   const input = parseItems(body.input, parsed);
   return {
@@ -254,7 +256,7 @@ export function parseResponsesRequest(body: unknown): ResponsesRequest {
     tools: parseTools(body.tools),
     tool_choice: parseToolChoice(body.tool_choice),
     text: { format: parseTextFormat(body.text) },
-    max_output_tokens: optionalNumber(body.max_output_tokens, 'max_output_tokens', 1, Number.MAX_SAFE_INTEGER, true),
+    max_output_tokens: optionalNumber(body.max_output_tokens, 'max_output_tokens', 1, INT32_MAX, true),
     reasoning_effort: parseReasoningEffort(body.reasoning),
     temperature: optionalNumber(body.temperature, 'temperature', 0, 2),
     top_p: optionalNumber(body.top_p, 'top_p', 0, 1),
