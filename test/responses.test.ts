@@ -266,6 +266,7 @@ describe('POST /v1/responses with the openai SDK', function () {
         { type: 'function', function: { name: 'get_weather', description: 'Current weather for a city', parameters: weatherTool.parameters, strict: true } },
       ]);
       expect(request.body?.tool_choice).to.equal('auto');
+      expect(request.body?.parallel_tool_calls).to.equal(false);
 
       upstream.handle((req, res) => openAIText(res, 'It is sunny in Paris.', req));
       const second = await openai.responses.create({
@@ -279,6 +280,18 @@ describe('POST /v1/responses with the openai SDK', function () {
         { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }] },
         { role: 'tool', tool_call_id: 'call_1', content: '{"temperature":21,"sky":"clear"}' },
       ]);
+    });
+
+    it('parallel_tool_calls goes upstream only when it was set and there are tools', async function () {
+      upstream.handle((_req, res) => openAIToolCall(res, 'get_weather', '{"city":"Oslo"}'));
+      await openai.responses.create({ model: 'free:tool-use', input: 'Weather?', tools: [weatherTool], parallel_tool_calls: true });
+      await openai.responses.create({ model: 'free:tool-use', input: 'Weather?', tools: [weatherTool] });
+      upstream.handle((req, res) => openAIText(res, 'Hi', req));
+      const plain = await openai.responses.create({ model: 'free:auto', input: 'Hi', parallel_tool_calls: false });
+      expect(seen(upstream, 0).body?.parallel_tool_calls).to.equal(true);
+      expect(seen(upstream, 1).body).not.to.have.property('parallel_tool_calls');
+      expect(seen(upstream, 2).body).not.to.have.property('parallel_tool_calls');
+      expect(plain.parallel_tool_calls).to.equal(false);
     });
 
     it('maps tool_choice required and a named function to the upstream tool_choice', async function () {

@@ -1,5 +1,5 @@
 import type { ClientApi } from '../completion.ts';
-import { requiredCapabilities, toCallOptions } from './request.ts';
+import { requiredCapabilities, toCallOptions, toExtras } from './request.ts';
 import { toResponse } from './response.ts';
 import { responsesStream } from './stream.ts';
 import type { ResponsesRequest } from './types.ts';
@@ -13,6 +13,7 @@ export const responsesApi: ClientApi<ResponsesRequest> = {
   needs: requiredCapabilities,
   stream: (request) => request.stream,
   user: (request) => request.user,
+  extras: toExtras,
   respond: toResponse,
   openStream: responsesStream,
 };

@@ -7,7 +7,7 @@ import type {
   LanguageModelV4ToolCallPart,
   LanguageModelV4ToolChoice,
 } from '@ai-sdk/provider';
-import type { Capability } from '../../../providers/types.ts';
+import type { Capability, RequestExtras } from '../../../providers/types.ts';
 import type { CallOptions } from '../../routing/upstream.ts';
 import { imageURLToFilePart } from '../image-url.ts';
 import type { InputText, ResponsesRequest, TextFormat, ToolChoice } from './types.ts';
@@ -135,4 +135,9 @@ export function requiredCapabilities(request: ResponsesRequest): Capability[] {
   if (request.tools.length > 0 && request.tool_choice !== 'none') needs.push('tool-use');
   if (request.hasImages) needs.push('vision');
   return needs;
+}
+
+/** `parallel_tool_calls` as the caller set it, for requests with tools (providers refuse it without). */
+export function toExtras(request: ResponsesRequest): Omit<RequestExtras, 'user'> {
+  return request.parallel_tool_calls === undefined || request.tools.length === 0 ? {} : { parallelToolCalls: request.parallel_tool_calls };
 }

@@ -77,7 +77,7 @@ export function echoedFields(request: ResponsesRequest) {
     instructions: request.instructions,
     max_output_tokens: request.max_output_tokens,
     metadata: request.metadata,
-    parallel_tool_calls: request.parallel_tool_calls,
+    parallel_tool_calls: request.parallel_tool_calls ?? true,
     ...(request.reasoning_effort === undefined ? {} : { reasoning: { effort: request.reasoning_effort } }),
     store: false,
     temperature: request.temperature,

@@ -67,7 +67,8 @@ export interface ResponsesRequest {
   reasoning_effort: ReasoningEffort | undefined;
   temperature: number | null;
   top_p: number | null;
-  parallel_tool_calls: boolean;
+  /** As sent; the Response echoes `true` when it was not. */
+  parallel_tool_calls: boolean | undefined;
   metadata: Record<string, string>;
   stream: boolean;
   /** `safety_identifier`, else the deprecated `user`: the end-user id passed to providers that take one. */

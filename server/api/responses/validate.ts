@@ -260,7 +260,7 @@ export function parseResponsesRequest(body: unknown): ResponsesRequest {
     reasoning_effort: parseReasoningEffort(body.reasoning),
     temperature: optionalNumber(body.temperature, 'temperature', 0, 2),
     top_p: optionalNumber(body.top_p, 'top_p', 0, 1),
-    parallel_tool_calls: optionalBoolean(body.parallel_tool_calls, 'parallel_tool_calls') ?? true,
+    parallel_tool_calls: optionalBoolean(body.parallel_tool_calls, 'parallel_tool_calls'),
     metadata: parseMetadata(body.metadata),
     stream: optionalBoolean(body.stream, 'stream') ?? false,
     user: optionalString(body.safety_identifier, 'safety_identifier') ?? optionalString(body.user, 'user'),
