@@ -74,7 +74,7 @@ export function createApp(deps: AppDeps): FreewayApp {
     readKeys,
     router,
     redact,
-    models: createModelSource(config.baseURLs, deps.fetch ?? createUpstreamFetch()),
+    models: createModelSource(config.baseURLs, deps.fetch ?? createUpstreamFetch(), config.maxResponseBytes),
     maxResponseBytes: config.maxResponseBytes,
     clientStallTimeoutMs: config.clientStallTimeoutMs,
     shutdown: shutdown.gate,

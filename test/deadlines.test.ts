@@ -5,7 +5,7 @@ import { providerPlugins, startFreeway, type RunningFreeway } from './support/fr
 import { faults } from './support/faults.ts';
 import { getHealth, hello, postChat, sseEvents } from './support/http.ts';
 import { keyHeaders } from './support/keys.ts';
-import { startUpstream, type FakeUpstream } from './support/upstream.ts';
+import { openAIText, startUpstream, type FakeUpstream } from './support/upstream.ts';
 
 const chunk = (content: string): string =>
   `data: ${JSON.stringify({ id: 'x', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: { content }, finish_reason: null }] })}\n\n`;
@@ -103,6 +103,15 @@ describe('deadlines and sizes', () => {
       type: 'freeway_provider_error',
       code: 502,
     });
+  });
+
+  it('MAX_RESPONSE_BYTES bounds a whole JSON answer too (a provider called without streaming)', async () => {
+    freeway = await startFreeway({ env: { COHERE_BASE_URL: groq.url, MAX_RESPONSE_BYTES: '100kb' } });
+    groq.handle((req, res) => openAIText(res, 'y'.repeat(200_000), req));
+    const res = await postChat(freeway.url, hello('cohere/command-a-03-2025'), keyHeaders('cohere'));
+    expect(res.status, res.text.slice(0, 200)).to.equal(502);
+    expect(groq.requests[0]?.body?.stream).to.not.equal(true);
+    expect(res.json.error.message).to.equal('Provider failed: cohere: 200 then bad stream: the answer is larger than MAX_RESPONSE_BYTES (102400 bytes)');
   });
 
   it('an answer under MAX_RESPONSE_BYTES is served whole', async () => {

@@ -28,10 +28,30 @@ export type ModelSource = (model: CatalogModel) => Promise<LanguageModelV4>;
  */
 const requested = new WeakSet<AbortSignal>();
 
-function trackRequests(fetch: FetchFunction | undefined): FetchFunction {
-  return ((input: Parameters<FetchFunction>[0], init?: RequestInit) => {
+/**
+ * A body that is not an event stream (a whole JSON answer, an error body) is read
+ * whole by the AI SDK: more than `maxBytes` of it fails the read instead.
+ */
+function boundBody(response: Response, maxBytes: number): Response {
+  const body = response.body;
+  if (!body || (response.headers.get('content-type') ?? '').includes('text/event-stream')) return response;
+  let bytes = 0;
+  const bounded = body.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        bytes += chunk.byteLength;
+        if (bytes > maxBytes) controller.error(new ResponseTooLarge(`the answer is larger than MAX_RESPONSE_BYTES (${maxBytes} bytes)`));
+        else controller.enqueue(chunk);
+      },
+    }),
+  );
+  return new Response(bounded, { status: response.status, statusText: response.statusText, headers: response.headers });
+}
+
+function trackRequests(fetch: FetchFunction | undefined, maxBodyBytes: number): FetchFunction {
+  return (async (input: Parameters<FetchFunction>[0], init?: RequestInit) => {
     if (init?.signal) requested.add(init.signal);
-    return (fetch ?? globalThis.fetch)(input, init);
+    return boundBody(await (fetch ?? globalThis.fetch)(input, init), maxBodyBytes);
   }) as FetchFunction;
 }
 
@@ -44,9 +64,10 @@ async function beginCall<T>(control: AttemptControl, start: () => Promise<T>): P
   }
 }
 
-export function createModelSource(baseURLs: ReadonlyMap<string, string>, upstreamFetch: FetchFunction | undefined): ModelSource {
+/** `maxBodyBytes` (MAX_RESPONSE_BYTES) bounds every upstream body that is read whole. */
+export function createModelSource(baseURLs: ReadonlyMap<string, string>, upstreamFetch: FetchFunction | undefined, maxBodyBytes: number): ModelSource {
   const models = new Map<string, Promise<LanguageModelV4>>();
-  const fetch = trackRequests(upstreamFetch);
+  const fetch = trackRequests(upstreamFetch, maxBodyBytes);
   return (entry) => {
     let model = models.get(entry.id);
     if (!model) {
