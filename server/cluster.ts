@@ -1,7 +1,8 @@
 import cluster, { type Worker } from 'node:cluster';
 import type { ClientRateLimitInfo, Options, Store } from 'express-rate-limit';
 import type { Logger } from 'pino';
-import type { Config } from './config.ts';
+import { cannotStart, type Config } from './config.ts';
+import { exitAfterFlush } from './http/request-log.ts';
 import { createMemoryHealthStore, type HealthRecord, type HealthStore, type Outcome } from './routing/health.ts';
 import { createSlidingWindowStore } from './state/sliding-window-store.ts';
 import { failOpen, withHealthFallback } from './state/stores.ts';
@@ -50,6 +51,17 @@ function isFreewayMessage(message: unknown, kind: string): boolean {
 }
 
 export const isShutdownMessage = (message: unknown): boolean => isFreewayMessage(message, 'shutdown');
+
+/** A worker that could not listen tells the primary why; the primary reports it once and exits 1. */
+export const cannotStartMessage = (reason: string) => ({ freeway: 'cannot-start', reason }) as const;
+
+/**
+ * One stop request often arrives as two signals a moment apart: npm forwards the
+ * SIGTERM or SIGINT that systemd or the terminal also sent to the whole group.
+ * A repeat within this window is the same request, not an "exit now".
+ */
+const echoWindowMs = 250;
+export const isEcho = (firstAt: number, at: number): boolean => at - firstAt < echoWindowMs;
 
 // ---------------------------------------------------------------------------
 // Worker side
@@ -214,11 +226,17 @@ export function runPrimary(config: Config, logger: Logger): void {
     startedAt.set(worker, Date.now());
   };
 
-  if (stores) {
-    cluster.on('message', (worker: Worker, message: unknown) => {
-      if (isFreewayMessage(message, 'store')) stores.handle(worker, message as StoreRequest);
-    });
-  }
+  let failedToStart = false;
+  cluster.on('message', (worker: Worker, message: unknown) => {
+    if (stores && isFreewayMessage(message, 'store')) stores.handle(worker, message as StoreRequest);
+    else if (isFreewayMessage(message, 'cannot-start')) {
+      // Before every worker listens, this is start-up failing: restarting would fail alike for ever.
+      if (listening >= config.workers || failedToStart) return;
+      failedToStart = true;
+      for (const other of Object.values(cluster.workers ?? {})) other?.process.kill('SIGKILL');
+      cannotStart(String((message as { reason?: unknown }).reason));
+    }
+  });
 
   cluster.on('listening', (_worker: Worker, address: { port: number }) => {
     listening += 1;
@@ -234,6 +252,7 @@ export function runPrimary(config: Config, logger: Logger): void {
     const started = startedAt.get(worker) ?? 0;
     startedAt.delete(worker);
     const how = signal ? `signal ${signal}` : `code ${code}`;
+    if (failedToStart) return;
     if (stopping) {
       if (code !== 0) failedExits += 1;
       if (startedAt.size === 0) finish();
@@ -251,17 +270,21 @@ export function runPrimary(config: Config, logger: Logger): void {
   function finish(): void {
     void stores?.close();
     logger.info('stopped');
-    logger.flush(() => process.exit(failedExits === 0 ? 0 : 1));
+    exitAfterFlush(logger, failedExits === 0 ? 0 : 1);
   }
 
+  let signalledAt: number | undefined;
   function shutdown(signal: NodeJS.Signals): void {
     const workers = Object.values(cluster.workers ?? {}).filter((worker): worker is Worker => worker !== undefined);
+    const at = performance.now();
     if (stopping) {
+      if (signalledAt !== undefined && isEcho(signalledAt, at)) return;
       logger.warn(`${signal} again: stopping the workers now`);
       for (const worker of workers) worker.process.kill('SIGKILL');
-      logger.flush(() => process.exit(1));
+      exitAfterFlush(logger, 1);
       return;
     }
+    signalledAt = at;
     stopping = true;
     logger.info(`${signal}: draining ${workers.length} workers (up to ${config.shutdownTimeoutMs} ms)`);
     if (startedAt.size === 0) {

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
 import express from 'express';
 import { aliasIds } from '../catalog/catalog.ts';
@@ -50,13 +51,19 @@ export interface Config {
   readonly exploreShare: number;
   /** Provider id -> upstream base URL, defaults overridden by `<ID>_BASE_URL`. */
   readonly baseURLs: ReadonlyMap<string, string>;
+  /** The `<ID>_BASE_URL` overrides as `NAME=url` (without any credentials), for the start-up line. */
+  readonly baseURLOverrides: readonly string[];
   /** HMAC secret for the hashes that key provider health. */
   readonly keyHashSecret: string;
   /** Processes serving HTTP: 1 runs in this process; more run under node:cluster. */
   readonly workers: number;
   /** Where rate-limit windows and provider health are shared; in memory when absent. */
   readonly redisUrl: string | undefined;
-  readonly logLevel: string;
+  readonly logLevel: LogLevel;
+  /** `json`, one object per line (the default), or `pretty` for a terminal. */
+  readonly logFormat: 'json' | 'pretty';
+  /** Where `GET /metrics` is served: off, on the main listener, or on a listener of its own. */
+  readonly metrics: MetricsConfig;
   /** Messages API model names (Claude's) -> catalog ids, first match wins. */
   readonly anthropicModelMap: readonly ModelMapping[];
 }
@@ -82,14 +89,76 @@ function trustProxy(raw: string | undefined): TrustProxy {
   return text;
 }
 
+export type MetricsConfig =
+  | { readonly mode: 'off' }
+  | { readonly mode: 'main' }
+  | { readonly mode: 'separate'; readonly host: string; readonly port: number };
+
+const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof logLevels)[number];
+
 type Env = Readonly<Record<string, string | undefined>>;
 
-function integer(env: Env, name: string, fallback: number, min: number): number {
+/** A setting's value as it may appear in a message: bounded, on one line. */
+function shown(raw: string): string {
+  const line = raw.replace(/[\x00-\x1f\x7f]/g, '?');
+  return JSON.stringify(line.length > 80 ? `${line.slice(0, 80)}...` : line);
+}
+
+function integer(env: Env, name: string, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
-  if (!Number.isInteger(value) || value < min) throw new Error(`${name} must be an integer >= ${min}, got "${raw}"`);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    const range = max === Number.MAX_SAFE_INTEGER ? `>= ${min}` : `from ${min} to ${max}`;
+    throw new Error(`${name} must be an integer ${range}, got ${shown(raw)}`);
+  }
   return value;
+}
+
+function oneOf<T extends string>(env: Env, name: string, choices: readonly T[], fallback: T): T {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!(choices as readonly string[]).includes(raw)) throw new Error(`${name} must be one of ${choices.join(', ')}, got ${shown(raw)}`);
+  return raw as T;
+}
+
+// A name Node can listen on: an IP address or a DNS name. Whether the name resolves is
+// found out by listening, which start-up reports in the same one-line form.
+const hostName = /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?$/;
+
+function host(env: Env, name: string, fallback: string): string {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (isIP(raw) === 0 && !hostName.test(raw)) throw new Error(`${name} must be an IP address or a host name, got ${shown(raw)}`);
+  return raw;
+}
+
+/** A provider's upstream base URL: http or https, no trailing slash. */
+function baseURL(name: string, raw: string): string {
+  let url: URL | undefined;
+  try {
+    url = new URL(raw);
+  } catch {
+    url = undefined;
+  }
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+    throw new Error(`${name} must be an http:// or https:// URL, got ${url?.password ? 'a URL with a password' : shown(raw)}`);
+  }
+  return raw.replace(/\/+$/, '');
+}
+
+function metricsConfig(env: Env, mainPort: number): MetricsConfig {
+  const enabled = oneOf(env, 'METRICS', ['on', 'off'], 'on');
+  const port = env.METRICS_PORT;
+  if (enabled === 'off') return { mode: 'off' };
+  if (port === undefined || port === '') {
+    if (env.METRICS_HOST) throw new Error('METRICS_HOST needs METRICS_PORT: without it /metrics is served on the main port');
+    return { mode: 'main' };
+  }
+  const metricsPort = integer(env, 'METRICS_PORT', 0, 1, 65_535);
+  if (metricsPort === mainPort) throw new Error(`METRICS_PORT must differ from PORT (${mainPort}); leave it unset to serve /metrics on the main port`);
+  return { mode: 'separate', host: host(env, 'METRICS_HOST', '127.0.0.1'), port: metricsPort };
 }
 
 const sizeUnits: Readonly<Record<string, number>> = { b: 1, kb: 1024, mb: 1024 ** 2, gb: 1024 ** 3 };
@@ -156,15 +225,25 @@ function parseModelMap(raw: string, plugins: readonly ProviderPlugin[]): ModelMa
 
 export function loadConfig(env: Env, plugins: readonly ProviderPlugin[]): Config {
   const baseURLs = new Map<string, string>();
+  const baseURLOverrides: string[] = [];
   for (const plugin of plugins) {
-    const override = env[`${plugin.id.toUpperCase()}_BASE_URL`];
-    baseURLs.set(plugin.id, (override || plugin.baseURL).replace(/\/+$/, ''));
+    const name = `${plugin.id.toUpperCase()}_BASE_URL`;
+    const override = env[name];
+    if (override) {
+      const url = baseURL(name, override);
+      baseURLs.set(plugin.id, url);
+      const { origin, pathname } = new URL(url);
+      baseURLOverrides.push(`${name}=${origin}${pathname === '/' ? '' : pathname}`);
+    } else {
+      baseURLs.set(plugin.id, plugin.baseURL.replace(/\/+$/, ''));
+    }
   }
   const origins = (env.CORS_ORIGINS ?? '*').split(',').map((origin) => origin.trim()).filter(Boolean);
   const routing = env.ROUTING ?? 'latency';
-  if (routing !== 'latency' && routing !== 'priority') throw new Error(`ROUTING must be latency or priority, got "${routing}"`);
-  const exploreShare = env.ROUTING_EXPLORE_SHARE === undefined ? 0.05 : Number(env.ROUTING_EXPLORE_SHARE);
-  if (!(exploreShare >= 0 && exploreShare <= 1)) throw new Error('ROUTING_EXPLORE_SHARE must be a number from 0 to 1');
+  if (routing !== 'latency' && routing !== 'priority') throw new Error(`ROUTING must be latency or priority, got ${shown(routing)}`);
+  const exploreRaw = env.ROUTING_EXPLORE_SHARE;
+  const exploreShare = exploreRaw === undefined || exploreRaw.trim() === '' ? 0.05 : Number(exploreRaw);
+  if (!(exploreShare >= 0 && exploreShare <= 1)) throw new Error(`ROUTING_EXPLORE_SHARE must be a number from 0 to 1, got ${shown(exploreRaw ?? '')}`);
   const bodyLimit = env.BODY_LIMIT || '20mb';
   const bodyLimitBytes = parseSize('BODY_LIMIT', bodyLimit);
   const bodyBufferMaxBytes = parseSize('BODY_BUFFER_MAX', env.BODY_BUFFER_MAX || '256mb');
@@ -177,9 +256,10 @@ export function loadConfig(env: Env, plugins: readonly ProviderPlugin[]): Config
     // Instances sharing one Redis must hash keys alike, and a random secret per process would not.
     throw new Error('KEY_HASH_SECRET (at least 16 characters, the same on every instance) is required when REDIS_URL is set');
   }
+  const port = integer(env, 'PORT', 3000, 0, 65_535);
   return {
-    host: env.HOST || '0.0.0.0',
-    port: integer(env, 'PORT', 3000, 0),
+    host: host(env, 'HOST', '0.0.0.0'),
+    port,
     rateLimitMax: integer(env, 'RATE_LIMIT_MAX', 100, 1),
     rateLimitWindowMs: integer(env, 'RATE_LIMIT_WINDOW_MS', 60_000, 1),
     rateLimitMaxClients: integer(env, 'RATE_LIMIT_MAX_CLIENTS', 100_000, 1),
@@ -200,10 +280,35 @@ export function loadConfig(env: Env, plugins: readonly ProviderPlugin[]): Config
     routing,
     exploreShare,
     baseURLs,
+    baseURLOverrides,
     keyHashSecret: keyHashSecret ?? randomBytes(32).toString('hex'),
     workers: workerCount(env.WORKERS),
     redisUrl,
-    logLevel: env.LOG_LEVEL || 'info',
+    logLevel: oneOf(env, 'LOG_LEVEL', logLevels, 'info'),
+    logFormat: oneOf(env, 'LOG_FORMAT', ['json', 'pretty'], 'json'),
+    metrics: metricsConfig(env, port),
     anthropicModelMap: parseModelMap(env.ANTHROPIC_MODEL_MAP ?? DEFAULT_MODEL_MAP, plugins),
   };
+}
+
+/** A start-up failure: one line on stderr, exit code 1, never a stack trace. */
+export function cannotStart(reason: string): never {
+  process.stderr.write(`Freeway cannot start: ${reason}\n`);
+  process.exit(1);
+}
+
+const listenErrors: Readonly<Record<string, string>> = {
+  EADDRINUSE: 'the port is already in use',
+  EACCES: 'permission denied (ports below 1024 need privileges)',
+  EADDRNOTAVAIL: 'the address is not one of this machine\'s',
+  ENOTFOUND: 'the host name does not resolve',
+  EAI_AGAIN: 'the host name does not resolve',
+  EAI_NONAME: 'the host name does not resolve',
+};
+
+/** Why listening on host:port failed, in words, for `Freeway cannot start: ...`. */
+export function listenFailure(error: unknown, host: string, port: number, settings: string): string {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  const why = (code && listenErrors[code]) ?? (error instanceof Error ? error.message : String(error));
+  return `cannot listen on ${host}:${port} (${settings}): ${why}${code ? ` (${code})` : ''}`;
 }

@@ -2,9 +2,9 @@ import cluster from 'node:cluster';
 import { buildCatalog } from '../catalog/catalog.ts';
 import { loadProviderPlugins } from '../providers/loader.ts';
 import { createApp } from './app.ts';
-import { createPrimaryStores, isShutdownMessage, runPrimary } from './cluster.ts';
-import { loadConfig, type Config } from './config.ts';
-import { createLogger } from './http/request-log.ts';
+import { cannotStartMessage, createPrimaryStores, isEcho, isShutdownMessage, runPrimary } from './cluster.ts';
+import { cannotStart, listenFailure, loadConfig, type Config } from './config.ts';
+import { createStdoutLogger, exitAfterFlush } from './http/request-log.ts';
 import { createFreewayServer } from './http/server.ts';
 
 // A cluster worker may be told to stop before it is up; listen for that first.
@@ -18,16 +18,16 @@ if (cluster.isWorker) {
   });
 }
 
-const plugins = await loadProviderPlugins();
 let config: Config;
+let plugins: Awaited<ReturnType<typeof loadProviderPlugins>>;
 try {
+  plugins = await loadProviderPlugins();
   config = loadConfig(process.env, plugins);
 } catch (error) {
-  process.stderr.write(`Freeway cannot start: ${error instanceof Error ? error.message : String(error)}\n`);
-  process.exit(1);
+  cannotStart(error instanceof Error ? error.message : String(error));
 }
 const clustered = config.workers > 1;
-const rootLogger = createLogger(config.logLevel);
+const rootLogger = await createStdoutLogger(config.logLevel, config.logFormat);
 // With several processes writing one log, each line says which one wrote it.
 const logger = clustered ? rootLogger.child({ pid: process.pid }) : rootLogger;
 
@@ -47,16 +47,26 @@ function serve(config: Config): void {
   const freeway = createApp({ config, catalog, logger, ...shared });
   const server = createFreewayServer(freeway.app, config);
 
+  // Until it listens, a server error (port in use, host not found) is a start-up failure.
+  const onListenError = (error: unknown): void => {
+    const reason = listenFailure(error, config.host, config.port, 'HOST, PORT');
+    // In a cluster the primary reports it, once for all workers.
+    if (cluster.isWorker && process.send) process.send(cannotStartMessage(reason), undefined, undefined, () => process.exit(1));
+    else cannotStart(reason);
+  };
+  server.once('error', onListenError);
   server.listen(config.port, config.host, () => {
+    server.off('error', onListenError);
     const address = server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
+    const overrides = config.baseURLOverrides.length > 0 ? `; ${config.baseURLOverrides.join(', ')}` : '';
     if (clustered) logger.info(`worker listening on http://${config.host}:${port}`);
-    else logger.info(`Freeway listening on http://${config.host}:${port} (${catalog.providers.length} providers, ${catalog.models.length} models)`);
+    else logger.info(`Freeway listening on http://${config.host}:${port} (${catalog.providers.length} providers, ${catalog.models.length} models${overrides})`);
     if (stopRequested) stop('shutdown request');
   });
 
   let stopping = false;
-  let signalled = false;
+  let signalledAt: number | undefined;
 
   function stop(reason: string): void {
     if (stopping) return;
@@ -79,19 +89,21 @@ function serve(config: Config): void {
       clearInterval(reaper);
       await freeway.close();
       logger.info('stopped');
-      logger.flush(() => process.exit(0));
+      exitAfterFlush(logger, 0);
     });
     server.closeIdleConnections();
   }
 
   // Only a second signal (not the primary's stop request) means "exit now".
   function onSignal(signal: NodeJS.Signals): void {
-    if (signalled) {
+    const at = performance.now();
+    if (signalledAt !== undefined) {
+      if (isEcho(signalledAt, at)) return;
       logger.warn(`${signal} again: exiting now`);
-      logger.flush();
-      process.exit(1);
+      exitAfterFlush(logger, 1);
+      return;
     }
-    signalled = true;
+    signalledAt = at;
     stop(signal);
   }
 
