@@ -182,6 +182,23 @@ describe('Messages API (POST /v1/messages)', function () {
       expect(message.usage).to.include({ input_tokens: 0, output_tokens: 0, cache_read_input_tokens: null, output_tokens_details: null });
     });
 
+    it('joins system and the system messages of the conversation into one leading system message', async function () {
+      await anthropic.messages.create({
+        model: 'claude-sonnet-4-6',
+        max_tokens: 10,
+        system: 'You are a coding agent.',
+        messages: [
+          { role: 'user', content: 'Fix the bug' },
+          // Claude Code sends its environment like this, after the first user turn.
+          { role: 'system', content: [{ type: 'text', text: '# Environment\nPlatform: linux' }] },
+        ],
+      });
+      expect(upstream.requests[0]?.body?.messages).to.deep.equal([
+        { role: 'system', content: 'You are a coding agent.\n\n# Environment\nPlatform: linux' },
+        { role: 'user', content: 'Fix the bug' },
+      ]);
+    });
+
     it('reports max_tokens when the upstream stopped for length', async function () {
       upstream.handle((_req, res) =>
         openAISSE(res, [

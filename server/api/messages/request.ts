@@ -56,17 +56,20 @@ function documentParts(block: DocumentBlock): Array<LanguageModelV4TextPart | La
 
 function toPrompt(request: MessagesRequest): LanguageModelV4Prompt {
   const prompt: LanguageModelV4Prompt = [];
-  if (request.system !== undefined && request.system !== null) {
-    const system = joinText(request.system);
-    if (system !== '') prompt.push({ role: 'system', content: system });
+  // One system message first, with `system` and then every system message of the
+  // conversation in order: Gemini takes system text only at the start, and
+  // Claude Code sends its environment as a system message after the first turn.
+  let system = request.system === undefined || request.system === null ? '' : joinText(request.system);
+  for (const message of request.messages) {
+    if (message.role !== 'system') continue;
+    const text = joinText(message.content);
+    if (text !== '') system = system === '' ? text : `${system}\n\n${text}`;
   }
+  if (system !== '') prompt.push({ role: 'system', content: system });
   // Tool results name their tool by the id of the call; Gemini needs the name too.
   const toolNames = new Map<string, string>();
   for (const message of request.messages) {
-    if (message.role === 'system') {
-      prompt.push({ role: 'system', content: joinText(message.content) });
-      continue;
-    }
+    if (message.role === 'system') continue;
     if (typeof message.content === 'string') {
       if (message.role === 'user') prompt.push({ role: 'user', content: [{ type: 'text', text: message.content }] });
       else prompt.push({ role: 'assistant', content: [{ type: 'text', text: message.content }] });
