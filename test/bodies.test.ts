@@ -206,6 +206,27 @@ describe('request bodies and connections', function () {
       expect(reply.head).to.match(/\r\nconnection: close/i);
     });
 
+    it('Expect: 100-continue (curl over 1 MB): a body over BODY_LIMIT is refused before the upload, without 100 Continue', async () => {
+      freeway = await startFreeway();
+      const socket = await socketTo(freeway);
+      socket.write(post(chat, 25 * 1024 * 1024, 'Expect: 100-continue\r\n'));
+      const reply = await rawReply(socket, performance.now());
+      expect(reply.head).to.not.include('100 Continue');
+      expectJsonError(reply, 413, 'invalid_request_error', 'Request body larger than 20mb.');
+    });
+
+    it('Expect: 100-continue: a body that fits gets 100 Continue, then its answer', async () => {
+      freeway = await startFreeway();
+      const socket = await socketTo(freeway);
+      const body = '{"model":"free:auto"}';
+      const started = performance.now();
+      socket.write(post(chat, Buffer.byteLength(body), 'Expect: 100-continue\r\nConnection: close\r\n'));
+      const [first] = (await once(socket, 'data')) as [Buffer];
+      expect(first.toString('latin1')).to.equal('HTTP/1.1 100 Continue\r\n\r\n');
+      socket.write(body);
+      expectJsonError(await rawReply(socket, started), 400, 'invalid_request_error', 'Validation failed: messages: is required');
+    });
+
     it('a declared length of more than twice BODY_LIMIT is answered at once, without reading', async () => {
       freeway = await startFreeway({ env: { BODY_LIMIT: '1kb' } });
       const socket = await socketTo(freeway);

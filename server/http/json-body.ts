@@ -88,7 +88,12 @@ export function jsonBody({ limitBytes, limitText, timeoutMs, budget }: BodyOptio
   const readAtMost = limitBytes * 2;
 
   return (req: Request, res: Response, next: NextFunction): void => {
+    // Expect: 100-continue (curl's way with bodies over 1 MB): the client waits for
+    // a go-ahead, which Freeway's server leaves to this reader (http/server.ts).
+    const expectsContinue = req.headers.expect?.toLowerCase() === '100-continue';
     if (!isIdentity(req.headers['content-encoding']) || !isUtf8(req.headers['content-type'])) {
+      // A client told nothing yet sends nothing more: this connection cannot carry another request.
+      if (expectsContinue) res.setHeader('Connection', 'close');
       next(new HttpError(415, 'invalid_request_error', 'Request body must be uncompressed UTF-8 JSON.'));
       return;
     }
@@ -174,6 +179,11 @@ export function jsonBody({ limitBytes, limitText, timeoutMs, budget }: BodyOptio
       if (declared > limitBytes) refuse(tooLarge());
       else if (budget.reserve(declared)) reserved = declared;
       else refuse(busy());
+    }
+    if (expectsContinue) {
+      // Refused before the client sent anything: answer at once, and it need not upload at all.
+      if (refusal) fail(refusal, true);
+      else res.writeContinue();
     }
     if (done) return;
     req.on('data', onData);

@@ -78,5 +78,8 @@ export function createFreewayServer(app: RequestListener, config: Pick<Config, '
   );
   server.keepAliveTimeout = timeouts.keepAliveTimeoutMs;
   server.on('clientError', answerClientError());
+  // Node would send `100 Continue` to every Expect: 100-continue request; the body
+  // reader sends it only for a body it will read, and refuses the others before upload.
+  server.on('checkContinue', (req, res) => server.emit('request', req, res));
   return server;
 }
