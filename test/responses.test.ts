@@ -12,7 +12,7 @@ import { z } from 'zod';
 import { startFreeway, type RunningFreeway } from './support/freeway.ts';
 import { keyHeaders, testKeys } from './support/keys.ts';
 import { checkAgainstSDKTypes, postResponses, responseEvents } from './support/responses.ts';
-import { openAIError, openAISSE, openAIText, openAIToolCall, startUpstream, usage, type FakeUpstream, type SeenRequest } from './support/upstream.ts';
+import { geminiSSE, openAIError, openAISSE, openAIText, openAIToolCall, startUpstream, usage, type FakeUpstream, type SeenRequest } from './support/upstream.ts';
 
 const weatherTool: FunctionTool = {
   type: 'function',
@@ -600,6 +600,29 @@ describe('POST /v1/responses with the openai SDK', function () {
       expect(contents[1]?.parts[0]?.functionCall).to.deep.include({ name: 'get_weather', args: { city: 'Paris' } });
       expect(contents[2]?.parts[0]?.functionResponse?.name).to.equal('get_weather');
     });
+    it('a PDF as input_file reaches Gemini inline, and an alias picks a model that reads PDFs', async function () {
+      gemini.handle((_req, res) => geminiSSE(res, 'A one-page invoice.'));
+      const pdf = Buffer.from('%PDF-1.4 tiny').toString('base64');
+      const response = await client(viaGoogle, keyHeaders('google')).responses.create({
+        model: 'free:auto',
+        input: [{ role: 'user', content: [{ type: 'input_text', text: 'What is this?' }, { type: 'input_file', filename: 'invoice.pdf', file_data: `data:application/pdf;base64,${pdf}` }] }],
+      });
+      expect(response.output_text).to.equal('A one-page invoice.');
+      const parts = (gemini.requests.at(-1)?.body?.contents as Array<{ parts: Array<Record<string, any>> }>)[0]?.parts;
+      expect(parts?.[0]).to.deep.equal({ text: 'What is this?' });
+      expect(parts?.[1]?.inlineData).to.deep.equal({ mimeType: 'application/pdf', data: pdf });
+    });
+
+    it('a PDF with only keys of providers whose models read no PDFs is a 401 naming the ones that do', async function () {
+      const error = await rejection(() =>
+        client(viaGoogle, keyHeaders('cerebras')).responses.create({
+          model: 'free:auto',
+          input: [{ role: 'user', content: [{ type: 'input_file', filename: 'a.pdf', file_data: 'data:application/pdf;base64,JVBERi0x' }] }],
+        }),
+      );
+      expect(error.status).to.equal(401);
+      expect(error.message).to.match(/pdf/).and.to.include('X-Google-Key');
+    });
   });
 
   describe('a Codex-style agent request', function () {
@@ -672,7 +695,10 @@ describe('POST /v1/responses with the openai SDK', function () {
       ['a bad function name', { model: 'free:auto', input: 'Hi', tools: [{ type: 'function', name: 'get weather' }] }, 'Validation failed: tools.0.name: must be 1 to 64 letters, digits, underscores or dashes'],
       ['an image by file_id', { model: 'free:auto', input: [{ role: 'user', content: [{ type: 'input_image', file_id: 'file-1', detail: 'auto' }] }] }, 'Validation failed: input.0.content.0.file_id: Freeway keeps no state and has no uploaded files; send image_url as an http(s) or data URL'],
       ['an image that is not a URL', { model: 'free:auto', input: [{ role: 'user', content: [{ type: 'input_image', image_url: 'ftp://x/y.png', detail: 'auto' }] }] }, 'Validation failed: input.0.content.0.image_url: must be an http(s) URL or a data URL'],
-      ['an input_file part', { model: 'free:auto', input: [{ role: 'user', content: [{ type: 'input_file', file_id: 'file-1' }] }] }, 'Validation failed: input.0.content.0.type: input_file parts are not supported; send text or images'],
+      ['a file by file_id', { model: 'free:auto', input: [{ role: 'user', content: [{ type: 'input_file', file_id: 'file-1' }] }] }, 'Validation failed: input.0.content.0.file_id: Freeway keeps no files; send the document inline as file_data'],
+      ['a file that is not a PDF', { model: 'free:auto', input: [{ role: 'user', content: [{ type: 'input_file', file_data: 'data:text/plain;base64,aGk=' }] }] }, 'Validation failed: input.0.content.0.file_data: only application/pdf documents are supported'],
+      ['a file that is not a data URL', { model: 'free:auto', input: [{ role: 'user', content: [{ type: 'input_file', file_data: 'JVBERi0x' }] }] }, 'Validation failed: input.0.content.0.file_data: must be a base64 data URL (data:application/pdf;base64,...)'],
+      ['an input_audio part', { model: 'free:auto', input: [{ role: 'user', content: [{ type: 'input_audio', input_audio: { data: 'x', format: 'wav' } }] }] }, 'Validation failed: input.0.content.0.type: input_audio parts are not supported; send text, images or PDFs'],
       ['an unknown role', { model: 'free:auto', input: [{ role: 'tool', content: 'x' }] }, 'Validation failed: input.0.role: must be one of user, assistant, system, developer'],
       ['a function_call without call_id', { model: 'free:auto', input: [{ type: 'function_call', name: 'f', arguments: '{}' }] }, 'Validation failed: input.0.call_id: must be string, not undefined'],
       ['a function_call_output with an image', { model: 'free:auto', input: [{ type: 'function_call_output', call_id: 'c', output: [{ type: 'input_image', image_url: 'https://x/y.png' }] }] }, 'Validation failed: input.0.output.0.type: only input_text parts are supported in tool outputs'],

@@ -52,7 +52,12 @@ function toPrompt(request: ResponsesRequest): LanguageModelV4Prompt {
         } else {
           const content: Array<LanguageModelV4TextPart | LanguageModelV4FilePart> = [];
           for (const [at, part] of item.content.entries()) {
-            content.push(part.type === 'input_image' ? imageURLToFilePart(part.image_url, `input.${index}.content.${at}.image_url`) : { type: 'text', text: part.text });
+            if (part.type === 'input_image') content.push(imageURLToFilePart(part.image_url, `input.${index}.content.${at}.image_url`));
+            else if (part.type === 'input_file') {
+              const file: LanguageModelV4FilePart = { type: 'file', mediaType: 'application/pdf', data: { type: 'data', data: part.data } };
+              if (part.filename !== undefined) file.filename = part.filename;
+              content.push(file);
+            } else content.push({ type: 'text', text: part.text });
           }
           prompt.push({ role: 'user', content });
         }
@@ -134,6 +139,7 @@ export function requiredCapabilities(request: ResponsesRequest): Capability[] {
   const needs: Capability[] = [];
   if (request.tools.length > 0 && request.tool_choice !== 'none') needs.push('tool-use');
   if (request.hasImages) needs.push('vision');
+  if (request.hasDocuments) needs.push('pdf');
   return needs;
 }
 

@@ -15,9 +15,16 @@ export interface InputImage {
   detail?: string;
 }
 
+/** A PDF sent inline: `data` is its base64 (the payload of the request's data URL). */
+export interface InputFile {
+  type: 'input_file';
+  data: string;
+  filename?: string;
+}
+
 export type MessageItem =
   | { type: 'message'; role: 'system' | 'developer'; content: InputText[] }
-  | { type: 'message'; role: 'user'; content: Array<InputText | InputImage> }
+  | { type: 'message'; role: 'user'; content: Array<InputText | InputImage | InputFile> }
   | { type: 'message'; role: 'assistant'; content: InputText[] };
 
 export interface FunctionCallItem {
@@ -75,4 +82,6 @@ export interface ResponsesRequest {
   user: string | undefined;
   /** True when an `input_image` part is present. */
   hasImages: boolean;
+  /** True when an `input_file` part (a PDF) is present. */
+  hasDocuments: boolean;
 }

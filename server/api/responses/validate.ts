@@ -1,7 +1,7 @@
 import { invalidRequest } from '../../http/errors.ts';
 import { assertSchemaDepth } from '../json-depth.ts';
 import { INT32_MAX, MAX_MODEL_ID_LENGTH, modelIdTooLong } from '../limits.ts';
-import type { FunctionTool, InputItem, InputText, InputImage, MessageItem, ReasoningEffort, ResponsesRequest, TextFormat, ToolChoice } from './types.ts';
+import type { FunctionTool, InputFile, InputItem, InputText, InputImage, MessageItem, ReasoningEffort, ResponsesRequest, TextFormat, ToolChoice } from './types.ts';
 
 /**
  * Validates a Responses request by hand: its input items are a union whose
@@ -143,6 +143,24 @@ function parseMetadata(value: unknown): Record<string, string> {
 
 interface Parsed {
   hasImages: boolean;
+  hasDocuments: boolean;
+}
+
+const base64DataURL = /^data:([^;,]+);base64,/;
+
+/** A PDF inline as a base64 data URL in `file_data`, as the openai SDK sends one. */
+function parseFile(part: Json, field: string): InputFile {
+  if (part.file_id != null) fail(`${field}.file_id`, 'Freeway keeps no files; send the document inline as file_data');
+  if (part.file_url != null) fail(`${field}.file_url`, 'is not supported; send the document inline as file_data');
+  if (part.file_data === undefined) fail(`${field}.file_data`, 'is required');
+  const data = string(part.file_data, `${field}.file_data`);
+  const match = base64DataURL.exec(data);
+  if (!match) fail(`${field}.file_data`, 'must be a base64 data URL (data:application/pdf;base64,...)');
+  if (match[1] !== 'application/pdf') fail(`${field}.file_data`, 'only application/pdf documents are supported');
+  const file: InputFile = { type: 'input_file', data: data.slice(match[0].length) };
+  const filename = optionalString(part.filename, `${field}.filename`);
+  if (filename !== undefined) file.filename = filename;
+  return file;
 }
 
 function parseImage(part: Json, field: string): InputImage {
@@ -158,10 +176,10 @@ function parseImage(part: Json, field: string): InputImage {
 }
 
 /** A message's content: a string, or parts of the types its role may send. */
-function parseContent(value: unknown, role: MessageItem['role'], field: string, parsed: Parsed): Array<InputText | InputImage> {
+function parseContent(value: unknown, role: MessageItem['role'], field: string, parsed: Parsed): Array<InputText | InputImage | InputFile> {
   if (typeof value === 'string') return [{ type: 'input_text', text: value }];
   if (!Array.isArray(value)) fail(field, `must be string or array, not ${typeName(value)}`);
-  return value.map((part, index): InputText | InputImage => {
+  return value.map((part, index): InputText | InputImage | InputFile => {
     const at = `${field}.${index}`;
     if (!isObject(part)) fail(at, `must be object, not ${typeName(part)}`);
     switch (part.type) {
@@ -176,10 +194,13 @@ function parseContent(value: unknown, role: MessageItem['role'], field: string, 
         parsed.hasImages = true;
         return parseImage(part, at);
       case 'input_file':
+        if (role !== 'user') fail(`${at}.type`, 'files are only taken in user messages');
+        parsed.hasDocuments = true;
+        return parseFile(part, at);
       case 'input_audio':
-        fail(`${at}.type`, `${part.type} parts are not supported; send text or images`);
+        fail(`${at}.type`, 'input_audio parts are not supported; send text, images or PDFs');
     }
-    fail(`${at}.type`, role === 'assistant' ? 'must be one of output_text, refusal' : 'must be one of input_text, input_image');
+    fail(`${at}.type`, role === 'assistant' ? 'must be one of output_text, refusal' : 'must be one of input_text, input_image, input_file');
   });
 }
 
@@ -247,7 +268,7 @@ export function parseResponsesRequest(body: unknown): ResponsesRequest {
   const model = string(body.model, 'model');
   if (model === '') fail('model', 'must not be empty');
   if (model.length > MAX_MODEL_ID_LENGTH) fail('model', modelIdTooLong);
-  const parsed: Parsed = { hasImages: false };
+  const parsed: Parsed = { hasImages: false, hasDocuments: false };
   const input = parseItems(body.input, parsed);
   return {
     model,
@@ -265,5 +286,6 @@ export function parseResponsesRequest(body: unknown): ResponsesRequest {
     stream: optionalBoolean(body.stream, 'stream') ?? false,
     user: optionalString(body.safety_identifier, 'safety_identifier') ?? optionalString(body.user, 'user'),
     hasImages: parsed.hasImages,
+    hasDocuments: parsed.hasDocuments,
   };
 }
