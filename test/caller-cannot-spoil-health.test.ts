@@ -305,6 +305,20 @@ describe('no caller can spoil a key\'s health for others', () => {
     });
   });
 
+  it('a non-streaming caller that never reads its large answer is cut off after CLIENT_STALL_TIMEOUT_MS and logged as 499', async function () {
+    this.timeout(20_000);
+    groq.handle(bulkStream(400, 32 * 1024));
+    const { closedEarly } = await readSlowly(freeway.url, hello('groq/llama-3.3-70b-versatile'), keys, 6000);
+    expect(closedEarly).to.equal(true);
+    for (let i = 0; i < 100 && !freeway.logs.some((line) => line.includes('POST /v1/chat/completions')); i++) await sleep(10);
+    const line = JSON.parse(freeway.logs.find((entry) => entry.includes('POST /v1/chat/completions')) as string);
+    expect(line.level).to.equal(40);
+    const ms = Number(/^POST \/v1\/chat\/completions 499 (\d+)ms$/.exec(line.msg)?.[1]);
+    expect(ms, line.msg).to.be.within(1400, 5000);
+    expect(line.reason).to.equal('the caller read nothing for CLIENT_STALL_TIMEOUT_MS (1500 ms)');
+    await expectAllHealthy();
+  });
+
   describe('what an upstream says goes to the caller as it said it', () => {
     const errorEvent = (res: ServerResponse): void => {
       res.writeHead(200, { 'content-type': 'text/event-stream' });

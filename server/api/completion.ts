@@ -80,6 +80,32 @@ function withReportedUsage(part: LanguageModelV4StreamPart & { type: 'finish' })
   return { ...part, usage: reportedUsage(part.usage) };
 }
 
+/**
+ * A whole answer still being written to a caller that has stopped reading: cut
+ * it off (logged as 499) once the socket has taken nothing for a whole
+ * CLIENT_STALL_TIMEOUT_MS, so that it does not hold the answer's memory for ever.
+ */
+function cutWhenStalled(res: Response, stallMs: number): void {
+  const socket = res.socket;
+  if (!socket) return;
+  let written = socket.bytesWritten;
+  const check = setInterval(() => {
+    if (res.writableFinished || res.destroyed) {
+      clearInterval(check);
+      return;
+    }
+    if (socket.bytesWritten > written) {
+      written = socket.bytesWritten;
+      return;
+    }
+    clearInterval(check);
+    (res.locals as LogLocals).cut = { status: 499, reason: `the caller read nothing for CLIENT_STALL_TIMEOUT_MS (${stallMs} ms)` };
+    res.destroy();
+  }, stallMs);
+  check.unref();
+  res.once('close', () => clearInterval(check));
+}
+
 /** Resolves when the socket can take more, or is gone. */
 function drained(res: Response): Promise<void> {
   return new Promise((resolve) => {
@@ -191,6 +217,7 @@ export function completionRoute<Req>(api: ClientApi<Req>, deps: CompletionDeps):
       await routed.finish();
       setRoutingHeaders(res, routed, attempts);
       res.json(api.respond(routed.value, request));
+      if (!res.writableFinished) cutWhenStalled(res, deps.clientStallTimeoutMs);
     } catch (error) {
       if (error instanceof CallerGone) {
         if (deps.shutdown.interrupted && !res.destroyed && !res.headersSent) {
