@@ -45,6 +45,14 @@ function post(path: string, length: number | 'chunked', extra = ''): string {
 
 const chat = '/v1/chat/completions';
 
+/**
+ * Resolves once Freeway's next request has reached its body reader: the
+ * middlewares before it finish within the microtasks of the request event.
+ */
+function bodyReadStarted(freeway: RunningFreeway): Promise<void> {
+  return new Promise((resolve) => freeway.server.once('request', () => setImmediate(resolve)));
+}
+
 function expectJsonError(reply: RawReply, status: number, type: string, message: string): void {
   expect(reply.status, reply.head).to.equal(status);
   expect(reply.head).to.match(/\r\ncontent-type: application\/json/i);
@@ -109,8 +117,9 @@ describe('request bodies and connections', function () {
       // Holds 100 kB of the 150 kB budget: declared, barely sent.
       const holder = await socketTo(freeway);
       const held = performance.now();
+      const reading = bodyReadStarted(freeway);
       holder.write(`${post(chat, 100 * 1024)}{"model"`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      await reading;
 
       const refused = await socketTo(freeway);
       const body = JSON.stringify({ model: 'free:auto', messages: 'x'.repeat(60 * 1024) });
@@ -135,8 +144,9 @@ describe('request bodies and connections', function () {
     it('chunked bodies count as they arrive', async () => {
       freeway = await startFreeway({ env });
       const holder = await socketTo(freeway);
+      const reading = bodyReadStarted(freeway);
       holder.write(`${post(chat, 100 * 1024)}{"model"`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      await reading;
       const chunked = await socketTo(freeway);
       chunked.write(post(chat, 'chunked'));
       const piece = 'x'.repeat(10 * 1024);
