@@ -229,6 +229,22 @@ describe('Messages API (POST /v1/messages)', function () {
       expect(upstream.requests[0]?.body).to.not.have.property('reasoning_effort');
     });
 
+    it('leaves the thinking out when the caller asks for display: omitted, as Claude Code does', async function () {
+      upstream.handle((_req, res) => reasoningThenText(res, ['Private ', 'reasoning.'], ['42']));
+      const request = {
+        model: 'claude-sonnet-4-6',
+        max_tokens: 2048,
+        thinking: { type: 'adaptive', display: 'omitted' },
+        messages: [{ role: 'user', content: 'Answer?' }],
+      } as Anthropic.MessageCreateParamsNonStreaming;
+      const message = await anthropic.messages.create(request);
+      expect(message.content).to.deep.equal([{ type: 'text', text: '42', citations: null }]);
+      const res = await post(freeway.url, '/v1/messages', { ...request, stream: true }, keyHeaders('cerebras'));
+      const events = checkStream(res.text);
+      expect(events.filter((e) => e.event === 'content_block_start').map((e) => e.data.content_block.type)).to.deep.equal(['text']);
+      expect(res.text).not.to.include('Private');
+    });
+
     it('passes thinking as a reasoning effort to a model that takes one, by budget', async function () {
       for (const [budget, effort] of [
         [1024, 'low'],

@@ -33,7 +33,7 @@ export function messagesApi(resolve: (model: string) => string): ClientApi<Messa
     stream: (request) => request.stream === true,
     user: (request) => request.metadata?.user_id ?? undefined,
     extras: toExtras,
-    respond: (result, request) => toMessage(result, request.model),
+    respond: toMessage,
     openStream: messagesStream,
   };
 }

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { LanguageModelV4FinishReason, LanguageModelV4Usage } from '@ai-sdk/provider';
 import type { Collected } from '../../routing/upstream.ts';
 import { toToolUseId } from './request.ts';
-import type { StopReason } from './types.ts';
+import type { MessagesRequest, StopReason } from './types.ts';
 
 export function messageId(): string {
   return `msg_${randomBytes(12).toString('hex')}`;
@@ -106,13 +106,21 @@ export interface MessageObject {
   usage: Usage;
 }
 
+/** `thinking.display: "omitted"`: the caller does not want the thinking text, and Freeway has no signature to give instead. */
+export const showsThinking = (request: MessagesRequest): boolean => {
+  const thinking = request.thinking;
+  return !(thinking && (thinking.type === 'enabled' || thinking.type === 'adaptive') && thinking.display === 'omitted');
+};
+
 /** The whole answer as Anthropic's `message`; `model` is the name the caller asked for. */
-export function toMessage(result: Collected, model: string): MessageObject {
+export function toMessage(result: Collected, request: MessagesRequest): MessageObject {
   const content: ContentBlock[] = [];
+  const thinking = showsThinking(request);
   let toolCalls = false;
   for (const part of result.content) {
-    if (part.type === 'reasoning') content.push({ type: 'thinking', thinking: part.text, signature: THINKING_SIGNATURE });
-    else if (part.type === 'text') content.push({ type: 'text', text: part.text, citations: null });
+    if (part.type === 'reasoning') {
+      if (thinking) content.push({ type: 'thinking', thinking: part.text, signature: THINKING_SIGNATURE });
+    } else if (part.type === 'text') content.push({ type: 'text', text: part.text, citations: null });
     else if (part.type === 'tool-call' && !part.providerExecuted) {
       toolCalls = true;
       content.push({ type: 'tool_use', id: toToolUseId(part.toolCallId), name: part.toolName, input: parseToolInput(part.input), caller: { type: 'direct' } });
@@ -122,7 +130,7 @@ export function toMessage(result: Collected, model: string): MessageObject {
     id: messageId(),
     type: 'message',
     role: 'assistant',
-    model,
+    model: request.model,
     content,
     stop_reason: toStopReason(result.finishReason, toolCalls),
     stop_sequence: null,

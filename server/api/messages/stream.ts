@@ -3,7 +3,7 @@ import { assertFinished } from '../chat/stream.ts';
 import type { StreamEncoder } from '../completion.ts';
 import { anthropicErrorBody } from './errors.ts';
 import { toToolUseId } from './request.ts';
-import { messageId, THINKING_SIGNATURE, toStopReason, toUsage } from './response.ts';
+import { messageId, showsThinking, THINKING_SIGNATURE, toStopReason, toUsage } from './response.ts';
 import type { MessagesRequest } from './types.ts';
 
 const event = (name: string, data: string): string => `event: ${name}\ndata: ${data}\n\n`;
@@ -40,6 +40,7 @@ type OpenBlock = { kind: 'text' | 'thinking'; index: number } | { kind: 'tool'; 
  */
 export function messagesStream(request: MessagesRequest): StreamEncoder {
   const model = JSON.stringify(request.model);
+  const thinking = showsThinking(request);
   let next = 0;
   let open: OpenBlock | undefined;
   const waiting: LanguageModelV4StreamPart[] = [];
@@ -101,7 +102,7 @@ export function messagesStream(request: MessagesRequest): StreamEncoder {
         if (part.delta === '') return '';
         return ensure('text') + blockDelta((open as OpenBlock).index, `{"type":"text_delta","text":${JSON.stringify(part.delta)}}`);
       case 'reasoning-delta':
-        if (part.delta === '') return '';
+        if (part.delta === '' || !thinking) return '';
         return ensure('thinking') + blockDelta((open as OpenBlock).index, `{"type":"thinking_delta","thinking":${JSON.stringify(part.delta)}}`);
       case 'tool-input-start':
         streamedTools.add(part.id);

@@ -75,9 +75,9 @@ export type ToolChoice =
   | { type: 'none' };
 
 export type Thinking =
-  | { type: 'enabled'; budget_tokens: number }
+  | { type: 'enabled'; budget_tokens: number; display?: 'summarized' | 'omitted' | null }
   | { type: 'disabled' }
-  | { type: 'adaptive' }
+  | { type: 'adaptive'; display?: 'summarized' | 'omitted' | null }
   | { type: 'between_tools' };
 
 export type Effort = 'low' | 'medium' | 'high' | 'xhigh' | 'max';

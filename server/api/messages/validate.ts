@@ -244,6 +244,7 @@ function checkThinking(value: unknown): Thinking | undefined {
   if (value === undefined || value === null) return undefined;
   const thinking = object(value, 'thinking');
   const type = oneOf(thinking, 'type', 'thinking.', ['enabled', 'disabled', 'adaptive', 'between_tools']);
+  if (thinking.display !== undefined && thinking.display !== null) oneOf(thinking, 'display', 'thinking.', ['summarized', 'omitted']);
   if (type === 'enabled') {
     const budget = thinking.budget_tokens;
     if (budget === undefined) throw fail('thinking.budget_tokens', 'is required');
