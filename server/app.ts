@@ -2,6 +2,7 @@ import cors from 'cors';
 import express, { type ErrorRequestHandler, type Express, type RequestHandler } from 'express';
 import type { Store } from 'express-rate-limit';
 import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
 import type { Catalog } from '../catalog/catalog.ts';
 import type { FetchFunction } from '../providers/types.ts';
 import { createModelSource } from './routing/upstream.ts';
@@ -13,7 +14,9 @@ import { createKeyReader, type KeySet } from './routing/keys.ts';
 import { createLatencyTracker } from './routing/latency.ts';
 import { createRateLimit } from './http/rate-limit.ts';
 import { createBodyBudget, jsonBody } from './http/json-body.ts';
-import { requestLog, type LogLocals } from './http/request-log.ts';
+import { keyShapedRedactor, requestLog, type LogLocals } from './http/request-log.ts';
+import { createMetrics, metricsEndpoint } from './http/metrics.ts';
+import { requestId } from './http/request-id.ts';
 import { createShutdown } from './http/shutdown.ts';
 import { createRedactor, sanitizeForLog } from './http/redact.ts';
 import { createRouter } from './routing/router.ts';
@@ -41,6 +44,8 @@ export interface AppDeps {
   readonly random?: () => number;
   /** For tests: the clock that health cooldowns are judged by. */
   readonly now?: () => number;
+  /** What `GET /metrics` serves; this app's own registry when absent (a cluster worker asks the primary instead). */
+  readonly scrapeMetrics?: () => Promise<string>;
 }
 
 export interface FreewayApp {
@@ -49,6 +54,8 @@ export interface FreewayApp {
   close(): Promise<void>;
   /** Answers every completion still running (503, or an error event once streaming), for a shutdown that cannot wait longer. */
   interrupt(): void;
+  /** This process's metrics (prom-client), also when METRICS_PORT serves them elsewhere. */
+  readonly metrics: Registry;
 }
 
 function methodNotAllowed(allow: string): RequestHandler {
@@ -65,9 +72,11 @@ export function createApp(deps: AppDeps): FreewayApp {
   const readKeys = createKeyReader(providers);
   const hashKey = createKeyHasher(config.keyHashSecret);
   const stores = createStores(config, logger, deps);
-  const { healthStore } = stores;
-  const router = createRouter({ config, health: healthStore, hashKey, latency: createLatencyTracker(), redact, random: deps.random, now: deps.now });
-  const rateLimit = createRateLimit({ max: config.rateLimitMax, windowMs: config.rateLimitWindowMs, store: stores.rateLimitStore });
+  const metrics = createMetrics();
+  const healthStore = metrics.watchHealth(stores.healthStore);
+  const latency = metrics.watchLatency(createLatencyTracker());
+  const router = createRouter({ config, health: healthStore, hashKey, latency, redact, random: deps.random, now: deps.now });
+  const rateLimit = createRateLimit({ max: config.rateLimitMax, windowMs: config.rateLimitWindowMs, store: stores.rateLimitStore, onRefused: metrics.rateLimited });
   const shutdown = createShutdown();
   const completions = {
     catalog,
@@ -100,7 +109,9 @@ export function createApp(deps: AppDeps): FreewayApp {
   // req.ip / req.ips: the rate limit's client (http/rate-limit.ts).
   app.set('trust proxy', config.trustProxy);
 
-  app.use(requestLog(logger));
+  app.use(requestId(redact));
+  app.use(requestLog(logger, keyShapedRedactor(redact, readKeys)));
+  app.use(metrics.middleware);
   app.use(
     '/v1',
     cors({
@@ -110,7 +121,7 @@ export function createApp(deps: AppDeps): FreewayApp {
       // headers, and whatever a client SDK adds, such as the openai SDK's
       // x-stainless-*). No route reads cookies or credentials, so nothing is
       // gained by refusing a header, and the list stays right when SDKs change.
-      exposedHeaders: ['Retry-After', 'X-Freeway-Provider', 'X-Freeway-Model', 'X-Freeway-Attempts'],
+      exposedHeaders: ['Retry-After', 'X-Request-Id', 'X-Freeway-Provider', 'X-Freeway-Model', 'X-Freeway-Attempts'],
       maxAge: 600,
     }),
   );
@@ -119,6 +130,10 @@ export function createApp(deps: AppDeps): FreewayApp {
   app.use('/v1/models', anthropicErrors(speaksAnthropic));
   app.use('/v1', rateLimit);
 
+  if (config.metrics.mode === 'main') {
+    app.get('/metrics', metricsEndpoint(deps.scrapeMetrics ?? (() => metrics.registry.metrics()), metrics.registry.contentType));
+    app.all('/metrics', methodNotAllowed('GET, HEAD'));
+  }
   app.get('/health', health(readKeys, healthStore, hashKey, deps.now));
   app.all('/health', methodNotAllowed('GET, HEAD'));
   app.get('/v1/models', byApi(claudeModels.list, listModels(catalog)));
@@ -161,7 +176,9 @@ export function createApp(deps: AppDeps): FreewayApp {
       return;
     }
     const format = (res.locals.errorBody as ErrorBodyFormat | undefined) ?? errorBody;
-    res.status(status).json(format(status, type, redact(message, keys)));
+    const said = redact(message, keys);
+    (res.locals as LogLocals).failure = said;
+    res.status(status).json(format(status, type, said));
   };
   app.use(onError);
 
@@ -169,5 +186,6 @@ export function createApp(deps: AppDeps): FreewayApp {
     app,
     close: stores.close,
     interrupt: shutdown.interrupt,
+    metrics: metrics.registry,
   };
 }

@@ -1,8 +1,9 @@
 import cluster, { type Worker } from 'node:cluster';
 import type { ClientRateLimitInfo, Options, Store } from 'express-rate-limit';
 import type { Logger } from 'pino';
-import { cannotStart, type Config } from './config.ts';
+import { cannotStart, listenFailure, type Config } from './config.ts';
 import { exitAfterFlush } from './http/request-log.ts';
+import { aggregateWorkers, listenForMetrics } from './http/metrics.ts';
 import { createMemoryHealthStore, type HealthRecord, type HealthStore, type Outcome } from './routing/health.ts';
 import { createSlidingWindowStore } from './state/sliding-window-store.ts';
 import { failOpen, withHealthFallback } from './state/stores.ts';
@@ -302,6 +303,18 @@ export function runPrimary(config: Config, logger: Logger): void {
 
   process.on('SIGTERM', shutdown);
   process.on('SIGINT', shutdown);
+  if (config.metrics.mode !== 'off') {
+    const scrape = aggregateWorkers();
+    const where = config.metrics;
+    if (where.mode === 'separate') {
+      listenForMetrics(
+        scrape,
+        where,
+        (url) => logger.info(`metrics of all workers on ${url}`),
+        (error) => cannotStart(listenFailure(error, where.host, where.port, 'METRICS_HOST, METRICS_PORT')),
+      );
+    }
+  }
   logger.info(`starting ${config.workers} workers`);
   for (let i = 0; i < config.workers; i++) fork();
 }

@@ -6,6 +6,8 @@ import { cannotStartMessage, createPrimaryStores, isEcho, isShutdownMessage, run
 import { cannotStart, listenFailure, loadConfig, type Config } from './config.ts';
 import { createStdoutLogger, exitAfterFlush } from './http/request-log.ts';
 import { createFreewayServer } from './http/server.ts';
+import { collectDefaultMetrics } from 'prom-client';
+import { askPrimary, listenForMetrics, offerToPrimary } from './http/metrics.ts';
 
 // A cluster worker may be told to stop before it is up; listen for that first.
 let stopRequested = false;
@@ -44,7 +46,22 @@ function serve(config: Config): void {
   const catalog = buildCatalog(plugins);
   // Workers without Redis keep their state in the primary; with Redis (or alone), createApp picks the stores.
   const shared = clustered && !config.redisUrl ? createPrimaryStores(logger) : {};
-  const freeway = createApp({ config, catalog, logger, ...shared });
+  // In a cluster, /metrics on the main port shows every worker: the primary aggregates them.
+  const scrapeMetrics = clustered && config.metrics.mode === 'main' ? askPrimary() : undefined;
+  const freeway = createApp({ config, catalog, logger, ...shared, scrapeMetrics });
+  const where = config.metrics;
+  if (where.mode !== 'off') {
+    collectDefaultMetrics({ register: freeway.metrics });
+    if (clustered) offerToPrimary(freeway.metrics);
+    else if (where.mode === 'separate') {
+      listenForMetrics(
+        () => freeway.metrics.metrics(),
+        where,
+        (url) => logger.info(`metrics on ${url}`),
+        (error) => cannotStart(listenFailure(error, where.host, where.port, 'METRICS_HOST, METRICS_PORT')),
+      );
+    }
+  }
   const server = createFreewayServer(freeway.app, config);
 
   // Until it listens, a server error (port in use, host not found) is a start-up failure.

@@ -60,7 +60,7 @@ describe('running as a service: one SIGTERM stops it cleanly', function () {
   });
   after(() => upstream.close());
 
-  async function start(command: string, args: (port: number) => string[]): Promise<Service> {
+  async function start(command: string, args: (port: number) => string[], env: Record<string, string> = {}): Promise<Service> {
     const port = await freePort();
     const proc = spawn(command, args(port), {
       cwd: repoRoot,
@@ -71,6 +71,7 @@ describe('running as a service: one SIGTERM stops it cleanly', function () {
         GROQ_BASE_URL: upstream.url,
         SHUTDOWN_TIMEOUT_MS: String(shutdownTimeoutMs),
         FIRST_TOKEN_TIMEOUT_MS: '60000',
+        ...env,
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -129,6 +130,16 @@ describe('running as a service: one SIGTERM stops it cleanly', function () {
     const { pending } = await holdRequest(service.port);
     await expectStopped(service, servers);
     await pending;
+  });
+
+  it('LOG_FORMAT=pretty writes readable lines for a terminal', async () => {
+    const service = await start(process.execPath, () => [freewayBin], { LOG_FORMAT: 'pretty' });
+    await fetch(`http://127.0.0.1:${service.port}/v1/models`);
+    await expectStopped(service, []);
+    const lines = service.output().split('\n').filter((line) => line.trim() !== '');
+    expect(lines.some((line) => /INFO.*Freeway listening on http:\/\/127\.0\.0\.1:\d+/.test(line)), service.output()).to.equal(true);
+    expect(lines.some((line) => /INFO.*GET \/v1\/models 200 \d+ms/.test(line)), service.output()).to.equal(true);
+    for (const line of lines) expect(line.trimStart().startsWith('{'), line).to.equal(false);
   });
 
   const node = machineNode();

@@ -54,9 +54,11 @@ export interface RateLimitOptions {
   readonly max: number;
   readonly windowMs: number;
   readonly store?: Store;
+  /** Told of every refusal (the metrics count them). */
+  readonly onRefused?: () => void;
 }
 
-export function createRateLimit({ max, windowMs, store }: RateLimitOptions): RequestHandler & { store: Store } {
+export function createRateLimit({ max, windowMs, store, onRefused }: RateLimitOptions): RequestHandler & { store: Store } {
   const windowStore = store ?? createSlidingWindowStore();
   const middleware = rateLimit({
     windowMs,
@@ -71,6 +73,7 @@ export function createRateLimit({ max, windowMs, store }: RateLimitOptions): Req
       const reset = (req as Request & { rateLimit?: { resetTime?: Date } }).rateLimit?.resetTime;
       const seconds = Math.max(1, Math.ceil(((reset?.getTime() ?? Date.now() + windowMs) - Date.now()) / 1000));
       res.setHeader('Retry-After', String(seconds));
+      onRefused?.();
       const format = (res.locals.errorBody as ErrorBodyFormat | undefined) ?? errorBody;
       res.status(429).json(format(429, 'rate_limit_error', `Rate limit exceeded. Retry after ${seconds} seconds.`));
     },

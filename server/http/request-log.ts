@@ -1,6 +1,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import { pino, type DestinationStream, type Logger } from 'pino';
-import { sanitizeForLog } from './redact.ts';
+import { REDACTED, sanitizeForLog, type Redactor } from './redact.ts';
+import type { KeyReader, KeySet } from '../routing/keys.ts';
 
 /**
  * Serializers are the only way objects reach a log line, and none of them
@@ -68,24 +69,58 @@ export interface LogLocals {
    * The reason is logged as it is: redact it (keys of the request) before setting it.
    */
   cut?: { readonly status?: number; readonly reason: string };
+  /** The message of an error answer (redacted), logged as the reason of a 5xx. */
+  failure?: string;
+  /** The request's id (http/request-id.ts), on its log line. */
+  requestId?: string;
 }
 
 /** Paths that are Freeway's own constants, logged as they are even when no route ran (a 429). */
-const fixedPaths = new Set(['/health', '/v1/models', '/v1/chat/completions']);
+const fixedPaths = new Set(['/health', '/metrics', '/v1/models', '/v1/chat/completions', '/v1/responses', '/v1/messages', '/v1/messages/count_tokens']);
 
-/** The matched route's own pattern, which holds no user data; otherwise the path with long tokens redacted. */
-function pathForLog(req: Request): string {
+/** Redacts a path or query string for the log: keys of known formats, the request's own keys, key-shaped tokens. */
+export type PathRedactor = (text: string, req: Request, res: Response) => string;
+
+/** Before any redactor is given: every token of 8 or more characters goes. */
+const redactLongTokens: PathRedactor = (text) => sanitizeForLog(text);
+
+const longToken = /[A-Za-z0-9_-]{16,}/g;
+const digit = /\d/;
+const letter = /[A-Za-z]/;
+
+/**
+ * Paths and query strings as the log shows them: keys of known formats and the
+ * request's own keys redacted, and any token that looks like a key (16 or more
+ * characters mixing letters and digits); ordinary words such as `responses` stay.
+ */
+export function keyShapedRedactor(redact: Redactor, readKeys: KeyReader): PathRedactor {
+  return (text, req, res) => {
+    let keys = res.locals.keys as KeySet | undefined;
+    if (!keys) {
+      try {
+        keys = readKeys(req.headers);
+      } catch {
+        // A malformed key header: its value is in no path we log unless it is key-shaped.
+        keys = undefined;
+      }
+    }
+    return redact(text.replace(longToken, (token) => (digit.test(token) && letter.test(token) ? REDACTED : token)), keys);
+  };
+}
+
+/** The matched route's own pattern, which holds no user data; otherwise the path, redacted. */
+function pathForLog(req: Request, res: Response, redactPath: PathRedactor): string {
   const url = req.originalUrl;
   const query = url.indexOf('?');
   const path = query === -1 ? url : url.slice(0, query);
-  const search = query === -1 ? '' : sanitizeForLog(url.slice(query));
+  const search = query === -1 ? '' : redactPath(url.slice(query), req, res);
   const route = (req.route as { path?: unknown } | undefined)?.path;
   if (typeof route === 'string') return route + search;
-  return (fixedPaths.has(path) ? path : sanitizeForLog(path)) + search;
+  return (fixedPaths.has(path) ? path : redactPath(path, req, res)) + search;
 }
 
 /** One line per request: `<METHOD> <path> <status> <duration>ms`. */
-export function requestLog(logger: Logger) {
+export function requestLog(logger: Logger, redactPath: PathRedactor = redactLongTokens) {
   return (req: Request, res: Response, next: NextFunction): void => {
     const started = performance.now();
     let logged = false;
@@ -93,13 +128,20 @@ export function requestLog(logger: Logger) {
       if (logged) return;
       logged = true;
       const ms = Math.round(performance.now() - started);
-      const { attempts, cut } = res.locals as LogLocals;
+      const { attempts, cut, failure, requestId } = res.locals as LogLocals;
       // A response that never finished did not reach the caller whole: the caller left (499).
       const status = cut?.status ?? (res.writableFinished ? res.statusCode : 499);
-      const line = `${req.method} ${pathForLog(req)} ${status} ${ms}ms`;
-      if (cut) logger.warn(attempts ? { attempts, reason: cut.reason } : { reason: cut.reason }, line);
-      else if (attempts) logger.info({ attempts }, line);
-      else logger.info(line);
+      const line = `${req.method} ${pathForLog(req, res, redactPath)} ${status} ${ms}ms`;
+      const fields: { reqId?: string; attempts?: LogLocals['attempts']; reason?: string } = {};
+      if (requestId !== undefined) fields.reqId = requestId;
+      if (attempts) fields.attempts = attempts;
+      // Answers that say the providers failed (502, 503, 504) and cut responses are warnings, with their reason.
+      // (A 500 is a bug of Freeway's: it has its own error line.)
+      const reason = cut?.reason ?? (status >= 502 ? failure : undefined);
+      if (reason !== undefined) {
+        fields.reason = reason;
+        logger.warn(fields, line);
+      } else logger.info(fields, line);
     };
     res.once('finish', done);
     res.once('close', done);

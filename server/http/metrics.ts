@@ -1,0 +1,319 @@
+import cluster from 'node:cluster';
+import { createServer, type Server } from 'node:http';
+import type { Request, RequestHandler, Response } from 'express';
+import { AggregatorRegistry, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { HEALTH_TIMINGS, viewHealth, type HealthRecord, type HealthState, type HealthStore } from '../routing/health.ts';
+import type { LatencyTracker } from '../routing/latency.ts';
+import type { LogLocals } from './request-log.ts';
+
+/**
+ * Prometheus metrics (prom-client). Labels are bounded sets only: route
+ * patterns, statuses, provider ids, outcome and state names. No key, no hash of
+ * a key, no model id sent by a caller and no path a caller made up ever becomes
+ * a label.
+ */
+export interface Metrics {
+  readonly registry: Registry;
+  /** Counts every request, in flight and finished, by route and status. */
+  readonly middleware: RequestHandler;
+  /** One refusal by the per-client rate limit. */
+  rateLimited(): void;
+  /** The health store, watched for the keys-by-state gauge. */
+  watchHealth(store: HealthStore): HealthStore;
+  /** The latency tracker, watched for the time-to-first-token histogram. */
+  watchLatency(tracker: LatencyTracker): LatencyTracker;
+}
+
+/** Route labels: the routes Freeway serves; anything else is `unmatched`. */
+const knownPaths = new Set([
+  '/health',
+  '/metrics',
+  '/v1/models',
+  '/v1/chat/completions',
+  '/v1/responses',
+  '/v1/messages',
+  '/v1/messages/count_tokens',
+]);
+
+function routeLabel(req: Request): string {
+  const route = (req.route as { path?: unknown } | undefined)?.path;
+  if (typeof route === 'string') return route;
+  // No route ran (the rate limit answered first, or a preflight): name Freeway's own paths only.
+  // originalUrl: a mounted middleware that answered leaves req.url without its mount path.
+  const url = req.originalUrl;
+  const query = url.indexOf('?');
+  const path = query === -1 ? url : url.slice(0, query);
+  if (knownPaths.has(path)) return path;
+  if (path.startsWith('/v1/models/')) return '/v1/models/*id';
+  return 'unmatched';
+}
+
+const attemptLabels = new Set(['timeout', 'connection', 'bad_response', 'aborted', 'deadline', 'unsupported', 'internal', 'request', 'model_unavailable', 'context_too_long']);
+
+/** An attempt's status (`200`, `429`, `timeout`, `200 then bad stream`) as one of a few outcomes. */
+export function attemptOutcome(status: number | string): string {
+  if (typeof status === 'number') {
+    if (status >= 200 && status < 300) return 'ok';
+    if (status === 429 || status === 402) return 'rate_limited';
+    if (status === 401 || status === 403) return 'invalid_key';
+    if (status >= 400 && status < 500) return 'client_error';
+    return 'server_error';
+  }
+  if (status.startsWith('200 ')) return 'bad_stream';
+  return attemptLabels.has(status) ? status : 'other';
+}
+
+const states: readonly HealthState[] = ['healthy', 'rate_limited', 'down', 'half_open', 'invalid_key'];
+
+/** At most this many keys are remembered for the keys-by-state gauge; the oldest go first. */
+const maxWatchedKeys = 10_000;
+
+const providerOf = (id: string): string => id.slice(0, Math.max(0, id.indexOf(':')));
+
+export function createMetrics(now: () => number = Date.now): Metrics {
+  const registry = new Registry();
+  const requests = new Counter({
+    name: 'freeway_http_requests_total',
+    help: 'HTTP requests finished, by route pattern and status (499: the caller went away first).',
+    labelNames: ['route', 'status'] as const,
+    registers: [registry],
+  });
+  const attempts = new Counter({
+    name: 'freeway_upstream_attempts_total',
+    help: 'Upstream attempts by provider and outcome (ok, rate_limited, invalid_key, client_error, server_error, timeout, connection, bad_stream, ...).',
+    labelNames: ['provider', 'outcome'] as const,
+    registers: [registry],
+  });
+  const firstToken = new Histogram({
+    name: 'freeway_time_to_first_token_seconds',
+    help: 'Time from the start of an upstream attempt to its first output, by provider.',
+    labelNames: ['provider'] as const,
+    buckets: [0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30],
+    registers: [registry],
+  });
+  const duration = new Histogram({
+    name: 'freeway_request_duration_seconds',
+    help: 'Duration of completion requests a provider answered, to the last byte (streams included), by that provider.',
+    labelNames: ['provider'] as const,
+    buckets: [0.25, 0.5, 1, 2, 5, 10, 20, 40, 80, 160],
+    registers: [registry],
+  });
+  const refusals = new Counter({
+    name: 'freeway_rate_limited_total',
+    help: 'Requests refused by the per-client rate limit (429).',
+    registers: [registry],
+  });
+
+  // In-flight counts are read off the open responses when scraped: nothing to keep in step.
+  const open = new Set<Response>();
+  new Gauge({
+    name: 'freeway_requests_in_flight',
+    help: 'Requests being served now.',
+    registers: [registry],
+    collect() {
+      this.set(open.size);
+    },
+  });
+  new Gauge({
+    name: 'freeway_streams_in_flight',
+    help: 'Server-sent event streams being sent now.',
+    registers: [registry],
+    collect() {
+      let streams = 0;
+      for (const res of open) if (res.headersSent && String(res.getHeader('content-type') ?? '').startsWith('text/event-stream')) streams += 1;
+      this.set(streams);
+    },
+  });
+
+  // The keys this process has seen, by the state of their last record. Map order is recency order.
+  const watched = new Map<string, { record: HealthRecord | undefined; seen: number }>();
+  const see = (id: string, record: HealthRecord | undefined): void => {
+    watched.delete(id);
+    watched.set(id, { record, seen: now() });
+    if (watched.size > maxWatchedKeys) {
+      const oldest = watched.keys().next().value;
+      if (oldest !== undefined) watched.delete(oldest);
+    }
+  };
+  new Gauge({
+    name: 'freeway_provider_keys',
+    help: 'Provider keys seen in the last hour, by provider and health state (counts only, never a key). With WORKERS > 1, the largest count of any worker.',
+    labelNames: ['provider', 'state'] as const,
+    registers: [registry],
+    aggregator: 'max',
+    collect() {
+      this.reset();
+      const at = now();
+      const cutoff = at - HEALTH_TIMINGS.forgetAfterMs;
+      const counts = new Map<string, Map<HealthState, number>>();
+      for (const [id, entry] of watched) {
+        if (entry.seen < cutoff) {
+          watched.delete(id);
+          continue;
+        }
+        const provider = providerOf(id);
+        const state = viewHealth(entry.record, at).state;
+        let byState = counts.get(provider);
+        if (!byState) counts.set(provider, (byState = new Map(states.map((name) => [name, 0]))));
+        byState.set(state, (byState.get(state) ?? 0) + 1);
+      }
+      for (const [provider, byState] of counts) for (const [state, count] of byState) this.set({ provider, state }, count);
+    },
+  });
+
+  const middleware: RequestHandler = (req, res, next) => {
+    const started = performance.now();
+    open.add(res);
+    let done = false;
+    const finish = (): void => {
+      if (done) return;
+      done = true;
+      open.delete(res);
+      const locals = res.locals as LogLocals;
+      const status = locals.cut?.status ?? (res.writableFinished ? res.statusCode : 499);
+      requests.inc({ route: routeLabel(req), status: String(status) });
+      for (const attempt of locals.attempts ?? []) attempts.inc({ provider: attempt.provider, outcome: attemptOutcome(attempt.status) });
+      const provider = res.getHeader('x-freeway-provider');
+      if (typeof provider === 'string') duration.observe({ provider }, (performance.now() - started) / 1000);
+    };
+    res.once('finish', finish);
+    res.once('close', finish);
+    next();
+  };
+
+  return {
+    registry,
+    middleware,
+    rateLimited: () => refusals.inc(),
+    watchHealth(store) {
+      return {
+        ...store,
+        async get(ids) {
+          const records = await store.get(ids);
+          ids.forEach((id, i) => see(id, records[i]));
+          return records;
+        },
+        async record(id, outcome, at) {
+          const record = await store.record(id, outcome, at);
+          see(id, outcome.kind === 'success' ? undefined : record);
+          return record;
+        },
+      };
+    },
+    watchLatency(tracker) {
+      return {
+        get: (id) => tracker.get(id),
+        observe(id, ms) {
+          tracker.observe(id, ms);
+          firstToken.observe({ provider: providerOf(id) }, ms / 1000);
+        },
+      };
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------
+// WORKERS > 1: the primary sums the workers' registries (prom-client's AggregatorRegistry).
+
+interface MetricsRequest {
+  readonly freeway: 'metrics';
+  readonly seq: number;
+  readonly text?: string;
+  readonly error?: string;
+}
+
+const isMetricsMessage = (message: unknown): message is MetricsRequest =>
+  typeof message === 'object' && message !== null && (message as { freeway?: unknown }).freeway === 'metrics';
+
+/** In a worker: answer the primary's aggregation requests from this registry. */
+export function offerToPrimary(registry: Registry): void {
+  AggregatorRegistry.setRegistries([registry]);
+  // Constructing one installs prom-client's worker-side listener.
+  new AggregatorRegistry();
+}
+
+/** In a worker: the whole cluster's metrics text, asked of the primary. */
+export function askPrimary(): () => Promise<string> {
+  const pending = new Map<number, { resolve(text: string): void; reject(error: Error): void }>();
+  let seq = 0;
+  process.on('message', (message: unknown) => {
+    if (!isMetricsMessage(message)) return;
+    const entry = pending.get(message.seq);
+    if (!entry) return;
+    pending.delete(message.seq);
+    if (message.error !== undefined) entry.reject(new Error(message.error));
+    else entry.resolve(message.text ?? '');
+  });
+  return () =>
+    new Promise<string>((resolve, reject) => {
+      if (!process.send || !process.connected) {
+        reject(new Error('no channel to the cluster primary'));
+        return;
+      }
+      const id = (seq = (seq + 1) % Number.MAX_SAFE_INTEGER);
+      pending.set(id, { resolve, reject });
+      // prom-client gives up on silent workers after 5 s; this bounds the wait for the primary too.
+      setTimeout(() => {
+        if (pending.delete(id)) reject(new Error('the cluster primary did not send the metrics within 6 s'));
+      }, 6_000).unref();
+      process.send({ freeway: 'metrics', seq: id } satisfies MetricsRequest);
+    });
+}
+
+/** In the primary: aggregates the workers' metrics, for workers that ask and for a METRICS_PORT listener. */
+export function aggregateWorkers(): () => Promise<string> {
+  const aggregator = new AggregatorRegistry();
+  const scrape = (): Promise<string> => aggregator.clusterMetrics();
+  cluster.on('message', (worker, message: unknown) => {
+    if (!isMetricsMessage(message)) return;
+    const reply = (answer: MetricsRequest): void => {
+      if (worker.isConnected()) worker.send(answer, undefined, () => {});
+    };
+    scrape().then(
+      (text) => reply({ freeway: 'metrics', seq: message.seq, text }),
+      (error: unknown) => reply({ freeway: 'metrics', seq: message.seq, error: error instanceof Error ? error.message : String(error) }),
+    );
+  });
+  return scrape;
+}
+
+/** `GET /metrics`: the text a scrape function makes, in Prometheus's content type. */
+export function metricsEndpoint(scrape: () => Promise<string>, contentType: string): RequestHandler {
+  return async (_req, res) => {
+    const text = await scrape();
+    res.setHeader('Content-Type', contentType);
+    res.setHeader('Cache-Control', 'no-store');
+    res.end(text);
+  };
+}
+
+/**
+ * METRICS_PORT: `/metrics` on a listener of its own (METRICS_HOST, 127.0.0.1 by
+ * default), so that it can stay off the public interface. Anything else there is a 404.
+ */
+export function listenForMetrics(
+  scrape: () => Promise<string>,
+  where: { readonly host: string; readonly port: number },
+  onListening: (url: string) => void,
+  onError: (error: unknown) => void,
+): Server {
+  const server = createServer((req, res) => {
+    const path = (req.url ?? '').split('?')[0];
+    if (path !== '/metrics' || (req.method !== 'GET' && req.method !== 'HEAD')) {
+      res.writeHead(404, { 'Content-Type': 'text/plain' }).end('Only GET /metrics is served here.\n');
+      return;
+    }
+    scrape().then(
+      (text) => res.writeHead(200, { 'Content-Type': Registry.PROMETHEUS_CONTENT_TYPE, 'Cache-Control': 'no-store' }).end(req.method === 'HEAD' ? undefined : text),
+      () => res.writeHead(503, { 'Content-Type': 'text/plain' }).end('Metrics are not available right now.\n'),
+    );
+  });
+  server.once('error', onError);
+  server.listen(where.port, where.host, () => {
+    server.off('error', onError);
+    onListening(`http://${where.host}:${where.port}/metrics`);
+  });
+  // Never holds a stopping process open.
+  server.unref();
+  return server;
+}
