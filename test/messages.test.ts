@@ -628,10 +628,13 @@ describe('Messages API (POST /v1/messages)', function () {
       expect(withPdf).to.deep.equal({ input_tokens: 1 + 1600 });
       const error = await bare.messages.countTokens({ model: 'gpt-4o', messages: [{ role: 'user', content: 'x' }] }).then(() => undefined, (caught: unknown) => caught);
       expect(error).to.be.instanceOf(Anthropic.NotFoundError);
-      expect((error as InstanceType<typeof Anthropic.NotFoundError>).error).to.deep.equal({
+      const body = (error as InstanceType<typeof Anthropic.NotFoundError>).error as { request_id: unknown };
+      // request_id is the X-Request-Id Freeway gave the request.
+      expect(body.request_id).to.be.a('string').and.match(/^[0-9a-f-]{36}$/);
+      expect(body).to.deep.equal({
         type: 'error',
         error: { type: 'not_found_error', message: 'Unknown model: gpt-4o. GET /v1/models lists the models.' },
-        request_id: null,
+        request_id: body.request_id,
       });
     });
   });
