@@ -24,6 +24,7 @@ function typeName(value: unknown): string {
 }
 
 function string(value: unknown, field: string): string {
+  if (value === undefined) fail(field, 'is required');
   if (typeof value !== 'string') fail(field, `must be string, not ${typeName(value)}`);
   return value;
 }
