@@ -217,7 +217,8 @@ export function completionRoute<Req>(api: ClientApi<Req>, deps: CompletionDeps):
       await routed.finish();
       setRoutingHeaders(res, routed, attempts);
       res.json(api.respond(routed.value, request));
-      if (!res.writableFinished) cutWhenStalled(res, deps.clientStallTimeoutMs);
+      // Only an answer the socket could not take at once needs watching.
+      if (res.writableLength > 0) cutWhenStalled(res, deps.clientStallTimeoutMs);
     } catch (error) {
       if (error instanceof CallerGone) {
         if (deps.shutdown.interrupted && !res.destroyed && !res.headersSent) {
