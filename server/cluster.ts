@@ -168,7 +168,7 @@ function servePrimaryStores(config: Config): { handle(worker: Worker, request: S
   // Bounded like a single process's: the workers' clients together are at most RATE_LIMIT_MAX_CLIENTS.
   const windows = createSlidingWindowStore(undefined, undefined, config.rateLimitMaxClients);
   windows.init?.({ limit: config.rateLimitMax, windowMs: config.rateLimitWindowMs } as Options);
-  const health = createMemoryHealthStore();
+  const health = createMemoryHealthStore(undefined, undefined, config.healthMaxRecords);
   const wire = (info: ClientRateLimitInfo | undefined): WireInfo | null =>
     info ? { totalHits: info.totalHits, resetTime: info.resetTime?.getTime() } : null;
 

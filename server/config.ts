@@ -20,6 +20,8 @@ export interface Config {
   readonly rateLimitWindowMs: number;
   /** Most clients whose rate-limit windows are kept; the least recently seen goes first. */
   readonly rateLimitMaxClients: number;
+  /** Most provider keys whose health (and round-robin turn) is kept in memory; the least recently written goes first. */
+  readonly healthMaxRecords: number;
   /** Express's `trust proxy`: which peers' X-Forwarded-For / X-Real-IP are believed. */
   readonly trustProxy: TrustProxy;
   /** `'*'` or the list of allowed origins. */
@@ -263,6 +265,7 @@ export function loadConfig(env: Env, plugins: readonly ProviderPlugin[]): Config
     rateLimitMax: integer(env, 'RATE_LIMIT_MAX', 100, 1),
     rateLimitWindowMs: integer(env, 'RATE_LIMIT_WINDOW_MS', 60_000, 1),
     rateLimitMaxClients: integer(env, 'RATE_LIMIT_MAX_CLIENTS', 100_000, 1),
+    healthMaxRecords: integer(env, 'HEALTH_MAX_RECORDS', 100_000, 1),
     trustProxy: trustProxy(env.TRUST_PROXY),
     corsOrigins: origins.length === 0 || origins.includes('*') ? '*' : origins,
     bodyLimit,

@@ -103,6 +103,32 @@ describe('memory health store', () => {
     await store.close();
   });
 
+  it('keeps at most HEALTH_MAX_RECORDS records and turns, dropping the least recently written', async () => {
+    const store = createMemoryHealthStore(600_000, () => t0, 3);
+    for (const id of ['groq:a', 'groq:b', 'groq:c']) await store.record(id, failure, t0);
+    // Written again, so no longer the oldest.
+    await store.record('groq:a', failure, t0 + 1);
+    // A flood of made-up keys, each failing once.
+    for (let i = 0; i < 1000; i++) await store.record(`groq:flood${i}`, failure, t0 + 2);
+    const [a, b, c] = await store.get(['groq:a', 'groq:b', 'groq:c']);
+    expect([a, b, c]).to.deep.equal([undefined, undefined, undefined]);
+    const kept = await store.get(['groq:flood997', 'groq:flood998', 'groq:flood999']);
+    expect(kept.every((record) => record?.consecutiveFailures === 1)).to.equal(true);
+
+    await store.record('groq:real', failure, t0 + 3);
+    await store.record('groq:x', failure, t0 + 4);
+    await store.record('groq:y', failure, t0 + 4);
+    expect((await store.get(['groq:real']))[0]?.consecutiveFailures).to.equal(1);
+    await store.record('groq:z', failure, t0 + 4);
+    expect((await store.get(['groq:real']))[0]).to.equal(undefined);
+
+    for (let i = 0; i < 10; i++) await store.nextTurn(`pool${i}`, t0);
+    expect(await store.nextTurn('pool9', t0)).to.equal(1);
+    // pool0 was dropped: its turn starts again from 0.
+    expect(await store.nextTurn('pool0', t0)).to.equal(0);
+    await store.close();
+  });
+
   it('forgets keys not seen for an hour', async () => {
     let now = t0;
     const store = createMemoryHealthStore(20, () => now);

@@ -174,10 +174,24 @@ export interface HealthStore {
   close(): Promise<void>;
 }
 
-export function createMemoryHealthStore(sweepEveryMs = 600_000, now: () => number = Date.now): HealthStore {
+/**
+ * Records and round-robin turns live in Maps kept in order of last write, so that
+ * past `maxRecords` (HEALTH_MAX_RECORDS) the least recently written goes first:
+ * callers sending ever new keys cannot grow memory without bound. An evicted key
+ * is simply tried again, as a key never seen.
+ */
+export function createMemoryHealthStore(sweepEveryMs = 600_000, now: () => number = Date.now, maxRecords = 100_000): HealthStore {
   const records = new Map<string, HealthRecord>();
-  // Bounded like the records: swept an hour after their last use.
+  // Bounded like the records: swept an hour after their last use, and capped.
   const turns = new Map<string, { turn: number; lastSeen: number }>();
+  const keep = <V>(map: Map<string, V>, id: string, value: V): void => {
+    map.delete(id);
+    map.set(id, value);
+    if (map.size > maxRecords) {
+      const oldest = map.keys().next().value;
+      if (oldest !== undefined) map.delete(oldest);
+    }
+  };
   const sweep = setInterval(() => {
     const at = now();
     const cutoff = at - HEALTH_TIMINGS.forgetAfterMs;
@@ -192,7 +206,7 @@ export function createMemoryHealthStore(sweepEveryMs = 600_000, now: () => numbe
     async record(id, outcome, now) {
       const next = nextHealth(records.get(id), outcome, now);
       // A healthy key with nothing on record is the same as no record: a plain success forgets the key.
-      if (worthKeeping(next)) records.set(id, next);
+      if (worthKeeping(next)) keep(records, id, next);
       else records.delete(id);
       return next;
     },
@@ -210,7 +224,7 @@ export function createMemoryHealthStore(sweepEveryMs = 600_000, now: () => numbe
         entry.lastSeen = now;
         return entry.turn;
       }
-      turns.set(id, { turn: 0, lastSeen: now });
+      keep(turns, id, { turn: 0, lastSeen: now });
       return 0;
     },
     async close() {

@@ -30,7 +30,7 @@ export function createStores(config: Config, logger: Logger, given: StoreChoice 
   const needsRedis = config.redisUrl !== undefined && (!given.healthStore || !given.rateLimitStore);
   const redis = needsRedis && config.redisUrl ? connectRedis(config.redisUrl, logger, warn) : undefined;
   const healthStore =
-    given.healthStore ?? (redis ? withHealthFallback(createRedisHealthStore(redis), warn, 'Redis') : createMemoryHealthStore());
+    given.healthStore ?? (redis ? withHealthFallback(createRedisHealthStore(redis), warn, 'Redis') : createMemoryHealthStore(undefined, undefined, config.healthMaxRecords));
   const rateLimitStore = given.rateLimitStore ?? (redis
       ? failOpen(createRedisRateLimitStore(redis, { maxClients: config.rateLimitMaxClients }), warn, 'Redis')
       : createSlidingWindowStore(undefined, undefined, config.rateLimitMaxClients));
