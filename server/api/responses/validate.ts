@@ -68,7 +68,7 @@ function parseTools(value: unknown): FunctionTool[] {
     if (!isObject(tool)) fail(field, `must be object, not ${typeName(tool)}`);
     const type = string(tool.type, `${field}.type`);
     if (type !== 'function') {
-      fail(`${field}.type`, `${type} is a tool that OpenAI runs itself; Freeway only offers function tools, run by the caller`);
+      fail(`${field}.type`, `${type} tools are not supported; Freeway offers only function tools`);
     }
     const name = string(tool.name, `${field}.name`);
     if (!toolName.test(name)) fail(`${field}.name`, 'must be 1 to 64 letters, digits, underscores or dashes');
