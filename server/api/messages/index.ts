@@ -1,7 +1,7 @@
 import type { Request, RequestHandler, Response } from 'express';
 import type { Catalog } from '../../../catalog/catalog.ts';
 import type { ModelMapping } from '../../config.ts';
-import { HttpError } from '../../http/errors.ts';
+import { clip, HttpError } from '../../http/errors.ts';
 import type { ClientApi } from '../completion.ts';
 import { estimateInputTokens } from './count-tokens.ts';
 import { requiredCapabilities, toCallOptions, toExtras } from './request.ts';
@@ -43,7 +43,7 @@ export function countTokens(catalog: Catalog, resolve: (model: string) => string
   return (req: Request, res: Response) => {
     const request = parseMessagesRequest(req.body, true);
     const target = resolve(request.model);
-    if (!catalog.byId.has(target)) throw new HttpError(404, 'invalid_request_error', `Unknown model: ${request.model}. GET /v1/models lists the models.`);
+    if (!catalog.byId.has(target)) throw new HttpError(404, 'invalid_request_error', `Unknown model: ${clip(request.model)}. GET /v1/models lists the models.`);
     res.json({ input_tokens: estimateInputTokens(request) });
   };
 }

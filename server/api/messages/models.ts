@@ -1,6 +1,6 @@
 import type { Request, RequestHandler, Response } from 'express';
 import type { Catalog } from '../../../catalog/catalog.ts';
-import { HttpError, invalidRequest } from '../../http/errors.ts';
+import { clip, HttpError, invalidRequest } from '../../http/errors.ts';
 
 const DEFAULT_LIMIT = 20;
 const MAX_LIMIT = 1000;
@@ -74,7 +74,7 @@ export function anthropicModels(catalog: Catalog, created: number): AnthropicMod
       const segments = (req.params as Record<string, string | string[]>).id;
       const id = Array.isArray(segments) ? segments.join('/') : String(segments);
       const body = bodies.get(id);
-      if (body === undefined) throw new HttpError(404, 'invalid_request_error', `Unknown model: ${id}. GET /v1/models lists the models.`);
+      if (body === undefined) throw new HttpError(404, 'invalid_request_error', `Unknown model: ${clip(id)}. GET /v1/models lists the models.`);
       res.type('application/json').send(body);
     },
   };

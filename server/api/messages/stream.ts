@@ -1,5 +1,6 @@
 import type { LanguageModelV4FinishReason, LanguageModelV4StreamPart, LanguageModelV4Usage } from '@ai-sdk/provider';
 import { assertFinished } from '../chat/stream.ts';
+import { noUsage } from '../../../providers/usage.ts';
 import type { StreamEncoder } from '../completion.ts';
 import { anthropicErrorBody } from './errors.ts';
 import { toToolUseId } from './request.ts';
@@ -20,11 +21,7 @@ const blockDelta = (index: number, delta: string): string =>
   event('content_block_delta', `{"type":"content_block_delta","index":${index},"delta":${delta}}`);
 
 /** `message_start` comes before the upstream has counted anything. */
-const NO_USAGE: LanguageModelV4Usage = {
-  inputTokens: { total: undefined, noCache: undefined, cacheRead: undefined, cacheWrite: undefined },
-  outputTokens: { total: undefined, text: undefined, reasoning: undefined },
-};
-const START_USAGE = JSON.stringify(toUsage(NO_USAGE));
+const START_USAGE = JSON.stringify(toUsage(noUsage));
 
 type OpenBlock = { kind: 'text' | 'thinking'; index: number } | { kind: 'tool'; index: number; id: string };
 
