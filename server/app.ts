@@ -10,13 +10,15 @@ import type { Config } from './config.ts';
 import { createUpstreamFetch } from './routing/http-client.ts';
 import { clip, errorBody, HttpError, type ErrorBodyFormat } from './http/errors.ts';
 import { createKeyHasher, type HealthStore } from './routing/health.ts';
-import { createKeyReader, type KeySet } from './routing/keys.ts';
+import { createKeyReader, type KeyReader, type KeySet } from './routing/keys.ts';
+import type { IncomingHttpHeaders } from 'node:http';
 import { createLatencyTracker } from './routing/latency.ts';
 import { createRateLimit } from './http/rate-limit.ts';
 import { createBodyBudget, jsonBody } from './http/json-body.ts';
 import { keyShapedRedactor, requestLog, type LogLocals } from './http/request-log.ts';
 import { createMetrics, metricsEndpoint } from './http/metrics.ts';
 import { requestId } from './http/request-id.ts';
+import { indexModels } from '../catalog/suggest.ts';
 import { createShutdown } from './http/shutdown.ts';
 import { createRedactor, sanitizeForLog } from './http/redact.ts';
 import { createRouter } from './routing/router.ts';
@@ -58,6 +60,31 @@ export interface FreewayApp {
   readonly metrics: Registry;
 }
 
+/** Freeway's API paths under /v1, for the 404 of a path that lacks (or doubles) the prefix. */
+const apiPaths = ['/chat/completions', '/responses', '/messages', '/messages/count_tokens', '/models'];
+
+function routeHint(path: string): string {
+  const bare = path.startsWith('/v1/v1/') ? path.slice(6) : path;
+  const known = apiPaths.find((api) => bare === api || (api === '/models' && bare.startsWith('/models/')));
+  if (known === undefined) return '';
+  return `. Freeway serves its API under /v1: use ${'/v1' + bare}${path.startsWith('/v1/v1/') ? '' : ' (set your client\'s base URL to http://<host>:<port>/v1)'}.`;
+}
+
+/**
+ * For a 401 when the caller sent no provider key header but an `Authorization`
+ * or `x-api-key` header: where Freeway looks for keys. Never repeats a value.
+ */
+function keyHeaderHint(headers: IncomingHttpHeaders, readKeys: KeyReader): string {
+  if (headers.authorization === undefined && headers['x-api-key'] === undefined) return '';
+  try {
+    if (readKeys(headers).size > 0) return '';
+  } catch {
+    return '';
+  }
+  const which = headers.authorization !== undefined ? 'Authorization' : 'x-api-key';
+  return ` Freeway does not read provider keys from ${which}: send each provider's key in its own header, X-<Provider>-Key (for example X-Groq-Key); GET /v1/models lists the providers.`;
+}
+
 function methodNotAllowed(allow: string): RequestHandler {
   return (req, res) => {
     res.setHeader('Allow', allow);
@@ -72,6 +99,8 @@ export function createApp(deps: AppDeps): FreewayApp {
   const readKeys = createKeyReader(providers);
   const hashKey = createKeyHasher(config.keyHashSecret);
   const stores = createStores(config, logger, deps);
+  // The "did you mean" index of model ids, built now rather than on the first unknown model.
+  indexModels(catalog);
   const metrics = createMetrics();
   const healthStore = metrics.watchHealth(stores.healthStore);
   const latency = metrics.watchLatency(createLatencyTracker());
@@ -154,7 +183,7 @@ export function createApp(deps: AppDeps): FreewayApp {
   app.all('/v1/messages/count_tokens', methodNotAllowed('POST'));
 
   app.use((req) => {
-    throw new HttpError(404, 'invalid_request_error', `Unknown route: ${req.method} ${clip(req.path)}`);
+    throw new HttpError(404, 'invalid_request_error', `Unknown route: ${req.method} ${clip(req.path)}${routeHint(req.path)}`);
   });
 
   const onError: ErrorRequestHandler = (error: unknown, req, res, _next) => {
@@ -164,6 +193,7 @@ export function createApp(deps: AppDeps): FreewayApp {
     let message = 'Internal server error.';
     if (error instanceof HttpError) {
       ({ status, type, message } = error);
+      if (status === 401) message += keyHeaderHint(req.headers, readKeys);
       if (error.headers) for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
     } else if (error instanceof URIError) {
       [status, type, message] = [400, 'invalid_request_error', 'Validation failed: path: not valid percent-encoding'];

@@ -1,6 +1,7 @@
 import type { LanguageModelV4StreamPart } from '@ai-sdk/provider';
 import type { Request, RequestHandler, Response } from 'express';
 import { isAlias, type Catalog } from '../../catalog/catalog.ts';
+import { unknownModelMessage } from '../../catalog/suggest.ts';
 import type { Capability, RequestExtras } from '../../providers/types.ts';
 import { reportedUsage } from '../../providers/usage.ts';
 import { clip, HttpError, type ErrorType } from '../http/errors.ts';
@@ -193,7 +194,7 @@ export function completionRoute<Req>(api: ClientApi<Req>, deps: CompletionDeps):
     const target = api.target(request);
     const entry = catalog.byId.get(target);
     if (!entry) {
-      throw new HttpError(404, 'invalid_request_error', `Unknown model: ${clip(target)}. GET /v1/models lists the models.`);
+      throw new HttpError(404, 'invalid_request_error', unknownModelMessage(catalog, target, clip(target)));
     }
     const plan = await router.plan(entry, keys, isAlias(entry) ? api.needs(request) : []);
     const user = api.user(request);

@@ -1,5 +1,6 @@
 import type { Request, RequestHandler, Response } from 'express';
 import type { Catalog } from '../../catalog/catalog.ts';
+import { unknownModelMessage } from '../../catalog/suggest.ts';
 import { clip, HttpError } from '../http/errors.ts';
 
 export function listModels(catalog: Catalog): RequestHandler {
@@ -14,7 +15,7 @@ export function retrieveModel(catalog: Catalog): RequestHandler {
     const segments = (req.params as Record<string, string | string[]>).id;
     const id = Array.isArray(segments) ? segments.join('/') : String(segments);
     const body = catalog.objectBodies.get(id);
-    if (body === undefined) throw new HttpError(404, 'invalid_request_error', `Unknown model: ${clip(id)}. GET /v1/models lists the models.`);
+    if (body === undefined) throw new HttpError(404, 'invalid_request_error', unknownModelMessage(catalog, id, clip(id)));
     res.type('application/json').send(body);
   };
 }

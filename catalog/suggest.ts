@@ -1,0 +1,90 @@
+import type { Catalog } from './catalog.ts';
+
+/** Ids longer than this get no suggestion: no catalog id comes near, and the work stays bounded. */
+const MAX_SUGGESTED_LENGTH = 200;
+/** How far a near miss may be: an edit for every 8 characters, at least 2 (a swapped pair) and at most 3. */
+const maxDistance = (length: number): number => Math.min(3, Math.max(2, Math.floor(length / 8)));
+
+interface ModelIndex {
+  /** Lower-cased id -> id, aliases and concrete models. */
+  readonly byLower: ReadonlyMap<string, string>;
+  /** Lower-cased model id without its provider (`llama-3.3-70b-versatile`) -> the first `{provider}/{modelId}`. */
+  readonly byBare: ReadonlyMap<string, string>;
+  /** Every lower-cased id and bare id, with the id to suggest, for near misses. */
+  readonly all: ReadonlyArray<readonly [lower: string, id: string]>;
+}
+
+const indexes = new WeakMap<Catalog, ModelIndex>();
+
+/** Builds the suggestion index of a catalog; done once, at start-up. */
+export function indexModels(catalog: Catalog): void {
+  if (indexes.has(catalog)) return;
+  const byLower = new Map<string, string>();
+  const byBare = new Map<string, string>();
+  for (const id of catalog.byId.keys()) byLower.set(id.toLowerCase(), id);
+  for (const model of catalog.models) {
+    const bare = model.spec.id.toLowerCase();
+    if (!byBare.has(bare)) byBare.set(bare, model.id);
+  }
+  const all: Array<readonly [string, string]> = [...byLower, ...byBare];
+  indexes.set(catalog, { byLower, byBare, all });
+}
+
+/** Levenshtein distance, or Infinity once it must exceed `limit` (a band of 2 * limit + 1 per row). */
+function distanceWithin(a: string, b: string, limit: number): number {
+  if (Math.abs(a.length - b.length) > limit) return Infinity;
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = new Array<number>(b.length + 1).fill(Infinity);
+    current[0] = i;
+    let best = current[0];
+    const from = Math.max(1, i - limit);
+    const to = Math.min(b.length, i + limit);
+    for (let j = from; j <= to; j++) {
+      const cost = a.charCodeAt(i - 1) === b.charCodeAt(j - 1) ? 0 : 1;
+      current[j] = Math.min((previous[j] ?? Infinity) + 1, (current[j - 1] ?? Infinity) + 1, (previous[j - 1] ?? Infinity) + cost);
+      best = Math.min(best, current[j] as number);
+    }
+    if (best > limit) return Infinity;
+    previous = current;
+  }
+  const result = previous[b.length] ?? Infinity;
+  return result <= limit ? result : Infinity;
+}
+
+/**
+ * The catalog id a caller probably meant by an unknown `model`: the same id in
+ * another case, a model id without its provider prefix (or with another
+ * provider's), or a near miss of a few characters.
+ */
+export function suggestModel(catalog: Catalog, id: string): string | undefined {
+  if (id === '' || id.length > MAX_SUGGESTED_LENGTH) return undefined;
+  indexModels(catalog);
+  const index = indexes.get(catalog) as ModelIndex;
+  const lower = id.toLowerCase();
+  const exact = index.byLower.get(lower) ?? index.byBare.get(lower);
+  if (exact !== undefined) return exact;
+  const slash = lower.indexOf('/');
+  if (slash !== -1) {
+    const prefixed = index.byBare.get(lower.slice(slash + 1));
+    if (prefixed !== undefined) return prefixed;
+  }
+  const limit = maxDistance(lower.length);
+  let best: string | undefined;
+  let bestDistance = Infinity;
+  for (const [candidate, target] of index.all) {
+    const distance = distanceWithin(lower, candidate, Math.min(limit, bestDistance - 1));
+    if (distance < bestDistance) {
+      bestDistance = distance;
+      best = target;
+    }
+  }
+  return best;
+}
+
+/** `Unknown model: x. Did you mean `y`? GET /v1/models lists the models.` */
+export function unknownModelMessage(catalog: Catalog, id: string, shown: string): string {
+  const suggestion = suggestModel(catalog, id);
+  const hint = suggestion === undefined ? '' : ` Did you mean \`${suggestion}\`?`;
+  return `Unknown model: ${shown}.${hint} GET /v1/models lists the models.`;
+}
