@@ -105,7 +105,7 @@ export function createApp(deps: AppDeps): FreewayApp {
   const healthStore = metrics.watchHealth(stores.healthStore);
   const latency = metrics.watchLatency(createLatencyTracker());
   const router = createRouter({ config, health: healthStore, hashKey, latency, redact, random: deps.random, now: deps.now });
-  const rateLimit = createRateLimit({ max: config.rateLimitMax, windowMs: config.rateLimitWindowMs, store: stores.rateLimitStore, onRefused: metrics.rateLimited });
+  const rateLimit = createRateLimit({ max: config.rateLimitMax, windowMs: config.rateLimitWindowMs, ipv6Subnet: config.rateLimitIpv6Subnet, store: stores.rateLimitStore, onRefused: metrics.rateLimited });
   const shutdown = createShutdown();
   const completions = {
     catalog,

@@ -20,6 +20,8 @@ export interface Config {
   readonly rateLimitWindowMs: number;
   /** Most clients whose rate-limit windows are kept; the least recently seen goes first. */
   readonly rateLimitMaxClients: number;
+  /** IPv6 clients are counted by their network prefix of this many bits (32 to 64), or by address (128). */
+  readonly rateLimitIpv6Subnet: number;
   /** Most provider keys whose health (and round-robin turn) is kept in memory; the least recently written goes first. */
   readonly healthMaxRecords: number;
   /** Express's `trust proxy`: which peers' X-Forwarded-For / X-Real-IP are believed. */
@@ -89,6 +91,19 @@ function trustProxy(raw: string | undefined): TrustProxy {
     throw new Error(`TRUST_PROXY must be true, false, a hop count, or a comma-separated list of addresses, subnets, loopback, linklocal or uniquelocal (${why})`);
   }
   return text;
+}
+
+/** express-rate-limit's default: a subscriber often holds a /56, at least a /64. */
+export const DEFAULT_IPV6_SUBNET = 56;
+
+function ipv6Subnet(raw: string | undefined): number {
+  const text = (raw ?? '').trim();
+  if (text === '') return DEFAULT_IPV6_SUBNET;
+  const bits = Number(text);
+  if (!/^\d+$/.test(text) || !((bits >= 32 && bits <= 64) || bits === 128)) {
+    throw new Error(`RATE_LIMIT_IPV6_SUBNET must be a prefix length from 32 to 64, or 128 to count each IPv6 address apart, got ${shown(raw ?? '')}`);
+  }
+  return bits;
 }
 
 export type MetricsConfig =
@@ -265,6 +280,7 @@ export function loadConfig(env: Env, plugins: readonly ProviderPlugin[]): Config
     rateLimitMax: integer(env, 'RATE_LIMIT_MAX', 100, 1),
     rateLimitWindowMs: integer(env, 'RATE_LIMIT_WINDOW_MS', 60_000, 1),
     rateLimitMaxClients: integer(env, 'RATE_LIMIT_MAX_CLIENTS', 100_000, 1),
+    rateLimitIpv6Subnet: ipv6Subnet(env.RATE_LIMIT_IPV6_SUBNET),
     healthMaxRecords: integer(env, 'HEALTH_MAX_RECORDS', 100_000, 1),
     trustProxy: trustProxy(env.TRUST_PROXY),
     corsOrigins: origins.length === 0 || origins.includes('*') ? '*' : origins,

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import type { Options } from 'express-rate-limit';
+import { ipKeyGenerator, type Options } from 'express-rate-limit';
 import { Redis } from 'ioredis';
 import { loadConfig } from '../server/config.ts';
 import { bucketKey } from '../server/http/rate-limit.ts';
@@ -126,21 +126,56 @@ describe('client identity: which address a request counts against', () => {
     expect(await statuses(fw, [{ 'x-forwarded-for': client }, { 'x-forwarded-for': `::ffff:${client}` }, { 'x-forwarded-for': `::FFFF:${client}` }, { 'x-forwarded-for': client }])).to.deep.equal([404, 404, 404, 429]);
   });
 
-  it('bucketKey: IP addresses only, normalized, at most 45 characters', () => {
-    expect(bucketKey('203.0.113.7')).to.equal('203.0.113.7');
-    expect(bucketKey('::ffff:203.0.113.7')).to.equal('203.0.113.7');
-    expect(bucketKey('2001:DB8::1')).to.equal('2001:db8::1');
-    expect(bucketKey('fe80::1%eth0')).to.equal('fe80::1');
-    expect(bucketKey('0000:0000:0000:0000:0000:ffff:255.255.255.255')).to.have.length.at.most(45);
-    for (const junk of ['', 'unknown', '203.0.113.07', '203.0.113.7:443', 'x'.repeat(14_000), '[::1]']) expect(bucketKey(junk), junk).to.equal(undefined);
+  it('bucketKey: IP addresses only, normalized, IPv6 by its prefix, at most 39 characters', () => {
+    expect(bucketKey('203.0.113.7', 56)).to.equal('203.0.113.7');
+    expect(bucketKey('::ffff:203.0.113.7', 56)).to.equal('203.0.113.7');
+    expect(bucketKey('::ffff:cb00:7107', 64)).to.equal('203.0.113.7');
+    expect(bucketKey('2001:DB8::1', 128)).to.equal('2001:db8::1');
+    expect(bucketKey('2001:DB8::1', 56)).to.equal('2001:db8::/56');
+    expect(bucketKey('2001:db8:0:12ff:ffff::1', 56)).to.equal('2001:db8:0:1200::/56');
+    expect(bucketKey('fe80::1%eth0', 128)).to.equal('fe80::1');
+    expect(bucketKey('fe80::1%eth0', 64)).to.equal('fe80::/64');
+    for (const subnet of [32, 56, 64, 128]) {
+      expect(bucketKey('0000:0000:0000:0000:0000:ffff:255.255.255.255', subnet)).to.equal('255.255.255.255');
+      expect(bucketKey('ffff:ffff:ffff:ffff:ffff:ffff:255.255.255.255', subnet)).to.have.length.at.most(39);
+      for (const junk of ['', 'unknown', '203.0.113.07', '203.0.113.7:443', 'x'.repeat(14_000), '[::1]', '2001:db8::1/56']) expect(bucketKey(junk, subnet), junk).to.equal(undefined);
+    }
+  });
+
+  it("bucketKey: the same prefix as express-rate-limit's ipKeyGenerator, for any address and prefix length", () => {
+    const group = (): string => (1 + Math.floor(Math.random() * 65_535)).toString(16);
+    for (let i = 0; i < 2000; i++) {
+      // Never IPv4-mapped or -compatible (those are IPv4 clients, tested above): the first group is not 0.
+      const groups = Array.from({ length: 8 }, (_, n) => (n > 0 && Math.random() < 0.3 ? '0' : group()));
+      // Written out in full, or with a run of zeros as ::, upper- or lower-case.
+      const full = groups.join(':');
+      const address = i % 3 === 0 ? full.toUpperCase() : i % 3 === 1 ? full : full.replace(/(^|:)0(:0)+(:|$)/, '::');
+      for (const subnet of [32, 40, 48, 52, 56, 60, 63, 64]) {
+        expect(bucketKey(address, subnet), `${address}/${subnet}`).to.equal(ipKeyGenerator(address, subnet));
+      }
+      // Each address apart: in the canonical form of RFC 5952, as a URL writes its host.
+      expect(bucketKey(address, 128), address).to.equal(new URL(`http://[${address}]/`).hostname.slice(1, -1));
+    }
   });
 });
 
-describe('configuration: TRUST_PROXY and RATE_LIMIT_MAX_CLIENTS', () => {
-  it('defaults: loopback, link-local and private peers are trusted; 100,000 clients', async () => {
+describe('configuration: TRUST_PROXY, RATE_LIMIT_MAX_CLIENTS and RATE_LIMIT_IPV6_SUBNET', () => {
+  it('defaults: loopback, link-local and private peers are trusted; 100,000 clients; IPv6 by /56', async () => {
     const config = loadConfig({}, await providerPlugins());
     expect(config.trustProxy).to.equal('loopback, linklocal, uniquelocal');
     expect(config.rateLimitMaxClients).to.equal(100_000);
+    expect(config.rateLimitIpv6Subnet).to.equal(56);
+  });
+
+  it('RATE_LIMIT_IPV6_SUBNET: a prefix length from 32 to 64, or 128 for each address', async () => {
+    const plugins = await providerPlugins();
+    for (const bits of [32, 48, 60, 64, 128]) expect(loadConfig({ RATE_LIMIT_IPV6_SUBNET: String(bits) }, plugins).rateLimitIpv6Subnet).to.equal(bits);
+    expect(loadConfig({ RATE_LIMIT_IPV6_SUBNET: ' 48 ' }, plugins).rateLimitIpv6Subnet).to.equal(48);
+    for (const bad of ['31', '65', '127', '129', '0', '-56', '56.5', '/56', 'false', '0x38', '1e2']) {
+      expect(() => loadConfig({ RATE_LIMIT_IPV6_SUBNET: bad }, plugins), bad).to.throw(
+        `RATE_LIMIT_IPV6_SUBNET must be a prefix length from 32 to 64, or 128 to count each IPv6 address apart, got "${bad}"`,
+      );
+    }
   });
 
   it("takes Express's values", async () => {

@@ -272,3 +272,81 @@ describe('rate limit over HTTP', () => {
     expect(await statuses(fw, 1)).to.deep.equal([429]);
   });
 });
+
+describe('IPv6 clients are counted by their network prefix (RATE_LIMIT_IPV6_SUBNET)', () => {
+  let freeway: RunningFreeway | undefined;
+
+  afterEach(async () => {
+    await freeway?.close();
+    freeway = undefined;
+  });
+
+  /** Freeway behind a proxy on loopback, whose X-Forwarded-For it believes. */
+  async function start(env: Record<string, string> = {}): Promise<RunningFreeway> {
+    freeway = await startFreeway({ env: { TRUST_PROXY: 'loopback', RATE_LIMIT_MAX: '3', RATE_LIMIT_WINDOW_MS: '30000', ...env } });
+    return freeway;
+  }
+
+  const from = (fw: RunningFreeway, address: string): Promise<Response> => fetch(`${fw.url}/v1/models`, { headers: { 'x-forwarded-for': address } });
+
+  async function statusesFrom(fw: RunningFreeway, addresses: readonly string[]): Promise<number[]> {
+    const out: number[] = [];
+    for (const address of addresses) {
+      const response = await from(fw, address);
+      await response.arrayBuffer();
+      out.push(response.status);
+    }
+    return out;
+  }
+
+  const hex = (bits: number): string => Math.floor(Math.random() * 2 ** bits).toString(16);
+  /** A random address in 2001:db8:0:1200::/56: any low 8 bits of the fourth group, any interface id. */
+  const inPrefix56 = (): string => `2001:db8:0:12${hex(8).padStart(2, '0')}:${hex(16)}:${hex(16)}:${hex(16)}:${hex(16)}`;
+
+  async function expectRateLimited(response: Response): Promise<void> {
+    expect(response.status).to.equal(429);
+    const retryAfter = response.headers.get('retry-after');
+    expect(retryAfter).to.match(/^\d+$/);
+    expect(Number(retryAfter)).to.be.within(29, 30);
+    expect(await response.json()).to.deep.equal({
+      error: { message: `Rate limit exceeded. Retry after ${retryAfter} seconds.`, type: 'rate_limit_error', code: 429 },
+    });
+  }
+
+  it('by default a /56 is one client: rotating addresses inside it does not escape RATE_LIMIT_MAX', async () => {
+    const fw = await start();
+    const rotating = ['2001:db8:0:1200::1', '2001:DB8:0:12FF:FFFF:FFFF:FFFF:FFFF', '2001:0db8:0000:1234:5678:9abc:def0:0001'];
+    expect(await statusesFrom(fw, rotating)).to.deep.equal([200, 200, 200]);
+    await expectRateLimited(await from(fw, '2001:db8:0:12ab::7'));
+    for (let i = 0; i < 20; i++) {
+      const address = inPrefix56();
+      expect((await statusesFrom(fw, [address]))[0], address).to.equal(429);
+    }
+    // Other /56s, even next door, are other clients.
+    expect(await statusesFrom(fw, ['2001:db8:0:1300::1', '2001:db8:0:1100::1', '2001:db8:1:1200::1'])).to.deep.equal([200, 200, 200]);
+    expect(await statusesFrom(fw, ['2001:db8:0:13ff::2', '2001:db8:0:13ff::3'])).to.deep.equal([200, 200]);
+    await expectRateLimited(await from(fw, '2001:db8:0:1300:abcd::9'));
+  });
+
+  it('RATE_LIMIT_IPV6_SUBNET=64: each /64 is a client, two in the same /56 are apart', async () => {
+    const fw = await start({ RATE_LIMIT_IPV6_SUBNET: '64' });
+    expect(await statusesFrom(fw, ['2001:db8:0:1200::1', '2001:db8:0:1200:ffff::2', '2001:db8:0:1200:1:2:3:4'])).to.deep.equal([200, 200, 200]);
+    await expectRateLimited(await from(fw, '2001:db8:0:1200:dead:beef:0:1'));
+    expect(await statusesFrom(fw, ['2001:db8:0:1201::1', '2001:db8:0:12ff::1', '2001:db8:0:1201::2', '2001:db8:0:1201::3'])).to.deep.equal([200, 200, 200, 200]);
+    await expectRateLimited(await from(fw, '2001:db8:0:1201:ffff:ffff:ffff:ffff'));
+  });
+
+  it('RATE_LIMIT_IPV6_SUBNET=128: each IPv6 address is a client, however it is written', async () => {
+    const fw = await start({ RATE_LIMIT_IPV6_SUBNET: '128' });
+    expect(await statusesFrom(fw, ['2001:db8:0:1200::1', '2001:DB8:0:1200:0:0:0:1', '2001:0db8:0000:1200:0000:0000:0000:0001'])).to.deep.equal([200, 200, 200]);
+    await expectRateLimited(await from(fw, '2001:db8::1200:0:0:0:1'));
+    expect(await statusesFrom(fw, ['2001:db8:0:1200::2', '2001:db8:0:1200::3', '2001:db8:0:1200::4'])).to.deep.equal([200, 200, 200]);
+  });
+
+  it('an IPv4-mapped IPv6 address stays its IPv4 client, in either notation, and mapped clients do not share a prefix', async () => {
+    const fw = await start();
+    expect(await statusesFrom(fw, ['198.51.100.9', '::ffff:198.51.100.9', '::ffff:c633:6409'])).to.deep.equal([200, 200, 200]);
+    await expectRateLimited(await from(fw, '0:0:0:0:0:FFFF:198.51.100.9'));
+    expect(await statusesFrom(fw, ['::ffff:198.51.100.10', '::ffff:c633:640b', '198.51.100.12'])).to.deep.equal([200, 200, 200]);
+  });
+});

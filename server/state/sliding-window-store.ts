@@ -16,7 +16,7 @@ export interface SlidingWindowStore extends Store {
   readonly size: number;
 }
 
-/** Longest key kept as it is; longer ones are cut (the rate limit's keys are IP addresses, at most 45 characters). */
+/** Longest key kept as it is; longer ones are cut (the rate limit's keys are IPv4 addresses and IPv6 addresses or prefixes, at most 39 characters). */
 export const MAX_STORE_KEY_LENGTH = 64;
 
 export const boundedKey = (key: string): string => (key.length > MAX_STORE_KEY_LENGTH ? key.slice(0, MAX_STORE_KEY_LENGTH) : key);
