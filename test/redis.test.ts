@@ -541,8 +541,9 @@ describe('Freeway when Redis goes away and comes back', function () {
   let a: RunningFreeway | undefined;
   let b: RunningFreeway | undefined;
 
-  const start = (): Promise<RunningFreeway> =>
-    startFreeway({ env: { REDIS_URL: `redis://127.0.0.1:${port}`, KEY_HASH_SECRET: secret, RATE_LIMIT_MAX: '3', GROQ_BASE_URL: upstream.url } });
+  /** Freeway on `port`, once connected to the Redis there, or at once with `awaitRedis: false` while there is none. */
+  const start = (awaitRedis = true): Promise<RunningFreeway> =>
+    startFreeway({ env: { REDIS_URL: `redis://127.0.0.1:${port}`, KEY_HASH_SECRET: secret, RATE_LIMIT_MAX: '3', GROQ_BASE_URL: upstream.url }, awaitRedis });
 
   const reconnected = (instance: RunningFreeway): Promise<void> => usingRedis(instance.url, peek as Redis);
 
@@ -602,7 +603,7 @@ describe('Freeway when Redis goes away and comes back', function () {
   });
 
   it('starts while Redis is down, serves, and uses Redis once it appears', async () => {
-    a = await start();
+    a = await start(false);
     const ip = freshIp();
     upstream.handle(faults.ok());
     for (let i = 0; i < 5; i++) expect(await models(a.url, ip)).to.equal(200);

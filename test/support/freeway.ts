@@ -23,6 +23,8 @@ export interface RunningFreeway {
   readonly catalog: Catalog;
   /** Every log line written so far, raw. */
   readonly logs: string[];
+  /** Resolves with the first log line, past or to come, whose `msg` matches; rejects after `timeoutMs`. */
+  logged(msg: RegExp, timeoutMs?: number): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -35,19 +37,58 @@ export interface StartOptions {
   readonly fetch?: AppDeps['fetch'];
   /** Node's server timeouts, when a test needs them shorter than Freeway's. */
   readonly serverTimeouts?: Partial<ServerTimeouts>;
+  /**
+   * With REDIS_URL, startFreeway returns once Freeway has logged that its Redis
+   * connection is ready (until then it serves from memory, and a test's first
+   * request would not reach Redis). False for a test that starts Freeway while
+   * Redis is down.
+   */
+  readonly awaitRedis?: boolean;
 }
+
+/** How long startFreeway waits for Freeway's Redis connection. */
+const REDIS_READY_TIMEOUT_MS = 8_000;
 
 /** Starts Freeway on an ephemeral 127.0.0.1 port, with its log captured in memory. */
 export async function startFreeway(options: StartOptions = {}): Promise<RunningFreeway> {
   const loaded = await providerPlugins();
   const config = loadConfig({ RATE_LIMIT_MAX: '100000', ROUTING: 'priority', ...options.env }, loaded);
   const logs: string[] = [];
+  const waiters = new Set<(line: string) => void>();
   const sink = new Writable({
     write(chunk: Buffer, _encoding, callback) {
-      for (const line of chunk.toString('utf8').split('\n')) if (line !== '') logs.push(line);
+      for (const line of chunk.toString('utf8').split('\n')) {
+        if (line === '') continue;
+        logs.push(line);
+        for (const waiter of waiters) waiter(line);
+      }
       callback();
     },
   });
+  const messageOf = (line: string): string => {
+    try {
+      return String((JSON.parse(line) as { msg?: unknown }).msg ?? '');
+    } catch {
+      return '';
+    }
+  };
+  function logged(msg: RegExp, timeoutMs = 5_000): Promise<string> {
+    const seen = logs.find((line) => msg.test(messageOf(line)));
+    if (seen !== undefined) return Promise.resolve(seen);
+    return new Promise((resolve, reject) => {
+      const waiter = (line: string): void => {
+        if (!msg.test(messageOf(line))) return;
+        waiters.delete(waiter);
+        clearTimeout(timer);
+        resolve(line);
+      };
+      const timer = setTimeout(() => {
+        waiters.delete(waiter);
+        reject(new Error(`Freeway logged nothing matching ${msg} within ${timeoutMs} ms; its log:\n${logs.join('\n')}`));
+      }, timeoutMs);
+      waiters.add(waiter);
+    });
+  }
   const logger = createLogger('info', sink);
   const catalog = buildCatalog(loaded);
   const freeway = createApp({ config, catalog, logger, random: options.random, now: options.now, healthStore: options.healthStore, fetch: options.fetch });
@@ -55,15 +96,26 @@ export async function startFreeway(options: StartOptions = {}): Promise<RunningF
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   const { port } = server.address() as AddressInfo;
-  return {
+  const running: RunningFreeway = {
     url: `http://127.0.0.1:${port}`,
     server,
     catalog,
     logs,
+    logged,
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await freeway.close();
     },
   };
+  if (config.redisUrl !== undefined && options.awaitRedis !== false) {
+    try {
+      // server/state/redis/client.ts logs this on the connection's first 'ready'.
+      await logged(/^Redis connected/, REDIS_READY_TIMEOUT_MS);
+    } catch (error) {
+      await running.close();
+      throw error;
+    }
+  }
+  return running;
 }
