@@ -21,6 +21,14 @@ export interface ModelSpec {
    * models: elsewhere an unknown reasoning field can make the upstream refuse.
    */
   readonly reasoningEffort?: boolean;
+  /**
+   * The most output tokens the model takes in one answer, as the provider documents it
+   * (cite the page in a comment). A request asking for more (`max_tokens`,
+   * `max_completion_tokens`, `max_output_tokens`) is sent with this instead: the
+   * caller's budget is an upper bound. Absent: Freeway learns it from the first
+   * upstream 400 that states it.
+   */
+  readonly maxOutputTokens?: number;
 }
 
 export type FetchFunction = typeof globalThis.fetch;
@@ -51,6 +59,7 @@ export type UpstreamErrorKind =
   | 'server' // the provider is failing: fail over, count towards `down`
   | 'model_unavailable' // the provider does not serve this model (any more): try another model
   | 'context_too_long' // the request does not fit this model: try a model with a larger window
+  | 'output_budget' // the output budget (max tokens) is above the model's maximum: retry with the stated maximum, else try another model
   | 'request'; // the request itself is wrong: the caller gets a 400, nothing else is tried
 
 /** An upstream error answer as Freeway received it. */
@@ -77,6 +86,11 @@ export interface ErrorRule {
    * limit's reset). Undefined falls back to Retry-After, a hint in the body, else 60 s.
    */
   readonly retryAt?: (answer: UpstreamErrorAnswer, now: number) => number | undefined;
+  /**
+   * For `output_budget`: the most output tokens the model takes, as the answer states it.
+   * Undefined falls back to Freeway's generic reading of the message.
+   */
+  readonly maxOutputTokens?: (answer: UpstreamErrorAnswer) => number | undefined;
 }
 
 /** One row of a provider's error table, as its documentation shows the answer. */

@@ -19,7 +19,7 @@ const folders = (await readdir(providersDir, { withFileTypes: true }))
   .sort();
 
 const capabilities: readonly Capability[] = ['fast', 'reasoning', 'long-context', 'vision', 'tool-use', 'pdf'];
-const kinds: readonly UpstreamErrorKind[] = ['rate_limited', 'invalid_key', 'server', 'model_unavailable', 'context_too_long', 'request'];
+const kinds: readonly UpstreamErrorKind[] = ['rate_limited', 'invalid_key', 'server', 'model_unavailable', 'context_too_long', 'output_budget', 'request'];
 const allModelIds = plugins.flatMap((plugin) => plugin.models.map((model) => model.id));
 const capitalized = (id: string): string => `${id.charAt(0).toUpperCase()}${id.slice(1)}`;
 
@@ -125,6 +125,9 @@ describe('provider plugin contract', function () {
             problems.push(`model ${model.id}: contextWindow ${String(model.contextWindow)} must be a positive integer (tokens)`);
           }
           if (model.deprecated !== undefined && typeof model.deprecated !== 'boolean') problems.push(`model ${model.id}: deprecated must be true or false`);
+          if (model.maxOutputTokens !== undefined && (!Number.isInteger(model.maxOutputTokens) || model.maxOutputTokens <= 0)) {
+            problems.push(`model ${model.id}: maxOutputTokens ${String(model.maxOutputTokens)} must be a positive integer (tokens)`);
+          }
         }
         check(plugin, problems);
       });
@@ -151,6 +154,7 @@ describe('provider plugin contract', function () {
             problems.push(`error rule "${rule.name}": body pattern ${rule.body} must not use the g or y flag (test() would remember where it stopped)`);
           }
           if (rule.retryAt !== undefined && rule.kind !== 'rate_limited') problems.push(`error rule "${rule.name}": retryAt only applies to rate_limited`);
+          if (rule.maxOutputTokens !== undefined && rule.kind !== 'output_budget') problems.push(`error rule "${rule.name}": maxOutputTokens only applies to output_budget`);
         }
         check(plugin, problems);
       });

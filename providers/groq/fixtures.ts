@@ -52,6 +52,20 @@ const fixtures: ProviderFixtures = {
       kind: 'model_unavailable',
     },
     {
+      // Groq's answer to a max_tokens above the model's maximum, as users report it (the same text with 40960
+      // for qwen3-32b in RooCodeInc/Roo-Code#5136).
+      source: `${errors} (400 Bad Request); text quoted in https://github.com/RooCodeInc/Roo-Code/issues/5136`,
+      name: 'output budget above the model maximum',
+      status: 400,
+      body: {
+        error: {
+          message: '`max_tokens` must be less than or equal to `32768`, the maximum value for `max_tokens` is less than the `context_window` for this model',
+          type: 'invalid_request_error',
+        },
+      },
+      kind: 'output_budget',
+    },
+    {
       source: `${errors} (400 Bad Request)`,
       name: 'context length exceeded',
       status: 400,

@@ -35,6 +35,14 @@ const groq: ProviderPlugin = {
     { name: 'per-minute limit (RPM, TPM)', status: 429, kind: 'rate_limited' },
     { name: 'invalid API key', status: 401, kind: 'invalid_key' },
     { name: 'model not found', status: 404, kind: 'model_unavailable' },
+    {
+      // "`max_tokens` must be less than or equal to `32768`, the maximum value for `max_tokens` is less
+      // than the `context_window` for this model": the model's output maximum, not its context window.
+      name: 'output budget above the model maximum',
+      status: 400,
+      body: /`max_(?:completion_)?tokens` must be less than or equal to/,
+      kind: 'output_budget',
+    },
     { name: 'context length exceeded', status: 400, body: /context_length_exceeded|reduce the length/, kind: 'context_too_long' },
   ],
   // The SDK insists on a key at construction; every call's authHeaders replace it.

@@ -210,11 +210,11 @@ export function completionRoute<Req>(api: ClientApi<Req>, deps: CompletionDeps):
     locals.attempts = attempts;
     try {
       if (api.stream(request)) {
-        const routed = await router.run(plan, keys, (candidate, control) => openStream(call, candidate, control), caller.signal, attempts);
+        const routed = await router.run(plan, keys, (candidate, control) => openStream(call, candidate, control), caller.signal, attempts, call.options.maxOutputTokens);
         await sendStream(res, routed, api.openStream(request), attempts, deps, keys);
         return;
       }
-      const routed = await router.run(plan, keys, (candidate, control) => collect(call, candidate, control, deps.maxResponseBytes), caller.signal, attempts);
+      const routed = await router.run(plan, keys, (candidate, control) => collect(call, candidate, control, deps.maxResponseBytes), caller.signal, attempts, call.options.maxOutputTokens);
       await routed.finish();
       setRoutingHeaders(res, routed, attempts);
       res.json(api.respond(routed.value, request));

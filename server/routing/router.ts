@@ -19,6 +19,8 @@ export interface Candidate {
   readonly keyPosition: number;
   /** How many keys that header carried; with more than one, attempts and messages name the key by position. */
   readonly keyCount: number;
+  /** The output budget for this attempt when the model takes less than the request asks for; else the request's own. */
+  readonly maxOutputTokens?: number;
 }
 
 export interface AttemptLog {
@@ -112,8 +114,12 @@ export interface RouterDeps {
 
 export interface Router {
   plan(entry: Alias | CatalogModel, keys: KeySet, needs: readonly Capability[]): Promise<Plan>;
-  /** Tries the plan's candidates in order; every attempt is appended to `attempts`, which the caller owns. */
-  run<T>(plan: Plan, keys: KeySet, attempt: AttemptFn<T>, callerSignal: AbortSignal, attempts: AttemptLog[]): Promise<Routed<T>>;
+  /**
+   * Tries the plan's candidates in order; every attempt is appended to `attempts`, which the caller owns.
+   * `budget` is the output tokens the request asks for (an upper bound): a model known to take fewer
+   * gets its own maximum (`Candidate.maxOutputTokens`).
+   */
+  run<T>(plan: Plan, keys: KeySet, attempt: AttemptFn<T>, callerSignal: AbortSignal, attempts: AttemptLog[], budget?: number): Promise<Routed<T>>;
 }
 
 /** Thrown when the caller disconnected; there is nobody left to answer. */
@@ -178,6 +184,18 @@ export function createRouter(deps: RouterDeps): Router {
   const { config, health, hashKey, latency, redact } = deps;
   const random = deps.random ?? Math.random;
   const now = deps.now ?? Date.now;
+  // Catalog model id -> the most output tokens its upstream said it takes. Keys are catalog
+  // model ids only (a fixed set), so the map holds at most one entry per model of the catalog.
+  const learnedOutputLimits = new Map<string, number>();
+
+  /** The budget to send `model` instead of the request's, when its declared or learned maximum is lower. */
+  function outputCap(model: CatalogModel, budget: number | undefined): number | undefined {
+    if (budget === undefined) return undefined;
+    const declared = model.spec.maxOutputTokens;
+    const learned = learnedOutputLimits.get(model.id);
+    const limit = declared === undefined ? learned : learned === undefined ? declared : Math.min(declared, learned);
+    return limit !== undefined && limit < budget ? limit : undefined;
+  }
 
   async function plan(entry: Alias | CatalogModel, keys: KeySet, needs: readonly Capability[]): Promise<Plan> {
     const pinned = !('models' in entry);
@@ -253,7 +271,7 @@ export function createRouter(deps: RouterDeps): Router {
     return { target: entry.id, pinned, candidates: ready, keys: providerKeys, skipped, retryAfterSeconds };
   }
 
-  async function run<T>(plan: Plan, keys: KeySet, attempt: AttemptFn<T>, callerSignal: AbortSignal, attempts: AttemptLog[]): Promise<Routed<T>> {
+  async function run<T>(plan: Plan, keys: KeySet, attempt: AttemptFn<T>, callerSignal: AbortSignal, attempts: AttemptLog[], budget?: number): Promise<Routed<T>> {
     const runStarted = Date.now();
     const deadline = runStarted + config.requestTimeoutMs;
     const reasons: string[] = [];
@@ -269,8 +287,9 @@ export function createRouter(deps: RouterDeps): Router {
     let lastRetryAfterMs: number | undefined;
 
     /** One attempt with one key; a success is returned, a failure recorded and returned. */
-    async function tryKey(model: CatalogModel, choice: PoolKey, count: number, left: number): Promise<{ routed: Routed<T> } | { failure: Failure }> {
-      const candidate: Candidate = { model, key: choice.key, healthId: choice.healthId, tier: choice.tier, keyPosition: choice.position, keyCount: count };
+    async function tryKey(model: CatalogModel, choice: PoolKey, count: number, left: number, cap: number | undefined): Promise<{ routed: Routed<T> } | { failure: Failure }> {
+      const chosen: Candidate = { model, key: choice.key, healthId: choice.healthId, tier: choice.tier, keyPosition: choice.position, keyCount: count };
+      const candidate: Candidate = cap === undefined ? chosen : { ...chosen, maxOutputTokens: cap };
       const log = (status: number | string, ms: number): AttemptLog =>
         count > 1 ? { provider: model.provider.id, model: model.spec.id, key: choice.position, status, ms } : { provider: model.provider.id, model: model.spec.id, status, ms };
       const latencyId = `${(plan.keys.get(model.provider.id) as ProviderKeys).poolId}|${model.spec.id}`;
@@ -411,7 +430,21 @@ export function createRouter(deps: RouterDeps): Router {
           continue;
         }
 
-        const result = await tryKey(model, choice, count, left);
+        const cap = outputCap(model, budget);
+        let result = await tryKey(model, choice, count, left, cap);
+        if ('failure' in result && result.failure.kind === 'output_budget' && result.failure.maxOutputTokens !== undefined) {
+          // The model's own maximum, as its upstream stated it: not the key's fault. Later requests
+          // are lowered before the call; this one is tried again, once, with the same key.
+          const limit = result.failure.maxOutputTokens;
+          learnedOutputLimits.set(model.id, limit);
+          const sent = cap ?? budget;
+          const retryLeft = deadline - Date.now();
+          if (sent !== undefined && limit < sent && attempts.length < config.maxAttempts && retryLeft > 0) {
+            if (callerSignal.aborted) throw new CallerGone();
+            reasons.push(`${keyName(provider, choice.position, count)}: ${result.failure.reason}`);
+            result = await tryKey(model, choice, count, retryLeft, limit);
+          }
+        }
         if ('routed' in result) return result.routed;
         const { failure } = result;
         if (failure.kind === 'aborted') throw new CallerGone();
@@ -445,7 +478,7 @@ export function createRouter(deps: RouterDeps): Router {
         plan.pinned ? `${plan.candidates[0]?.model.provider.id} ${failed.reason}` : `No model behind ${plan.target} can take this request: ${reasons.join('; ')}`,
       );
     }
-    if (plan.pinned && failed && (failed.kind === 'request' || failed.kind === 'context_too_long')) {
+    if (plan.pinned && failed && (failed.kind === 'request' || failed.kind === 'context_too_long' || failed.kind === 'output_budget')) {
       throw invalidRequest(`${plan.candidates[0]?.model.provider.id} rejected the request: ${failed.reason}`);
     }
     const all = [...reasons, ...plan.skipped];

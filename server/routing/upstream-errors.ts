@@ -12,6 +12,7 @@ export type FailureKind =
   | 'connection'
   | 'model_unavailable' // the provider does not serve this model (any more)
   | 'context_too_long' // the request does not fit this model's context window
+  | 'output_budget' // the request's output budget is above what this model takes (`maxOutputTokens` when stated)
   | 'request' // the request itself is wrong; another provider would refuse it too
   | 'deadline' // REQUEST_TIMEOUT_MS or STREAM_MAX_DURATION_MS ran out while the upstream was still answering
   | 'unsupported' // this provider's mapping cannot express the request; another provider may
@@ -26,6 +27,8 @@ export interface Failure {
   /** Redacted, at most ~300 characters: `429 Rate limit reached`, `timeout`, `connection error`. */
   readonly reason: string;
   readonly retryAfterMs: number | undefined;
+  /** For `output_budget`: the most output tokens the model takes, when the upstream said. */
+  readonly maxOutputTokens?: number;
 }
 
 const MAX_REASON_LENGTH = 300;
@@ -69,6 +72,19 @@ export const AFTER_OK = '200 then bad stream';
 
 const contextTooLong = /context[ _-]?(length|window)|maximum context|too many tokens|prompt is too long|reduce the length|input is too long|exceeds the (maximum|max)/i;
 const modelUnavailable = /model.*(not found|does not exist|decommissioned|deprecated|not supported|unavailable|no endpoints|not available)|(unknown|invalid) model|no endpoints found/i;
+/**
+ * A refused output budget: the field, then what is wrong with its value. Groq: "`max_tokens` must be
+ * less than or equal to `32768`"; OpenAI and OpenAI-compatible servers: "max_tokens is too large: 8192.
+ * This model supports at most 4096 completion tokens"; vLLM: "'max_tokens' or 'max_completion_tokens'
+ * is too large: 64000. This model's maximum context length is ..."; "`max_completion_tokens` ... integer
+ * above maximum value, expected a value <= 12288"; Gemini: "maxOutputTokens value of 128000 but the
+ * supported range is from 1 (inclusive) to 65537 (exclusive)". Tested before the context-length
+ * pattern, as some of these name the context window too.
+ */
+const outputBudget =
+  /\b(?:max_tokens|max_completion_tokens|max_output_tokens|max_new_tokens|maxOutputTokens|max_tokens_to_sample)\b[^.]*?(?:must be (?:less than or equal to|<=|at most|less than|lower than|smaller than|between)|is too (?:large|high|big)|cannot exceed|must not exceed|exceeds the (?:maximum|max|limit)|above (?:the )?maximum|greater than the maximum|supported range)/i;
+/** The maximum a refused budget message states (not the value that was asked for). */
+const statedMaximum = /(?:less than or equal to|<=|at most|cannot exceed|must not exceed|maximum (?:value|allowed) (?:is|of))\s*[`'"]?(\d{1,9})\b|between \d+ and (\d{1,9})\b|to (\d{1,9}) \(exclusive\)/i;
 const quota = /quota|rate.?limit|resource.?exhausted|too many requests/i;
 const retryInText = /(?:retry|try again) (?:in|after) (\d+(?:\.\d+)?)\s*(ms|s|sec|seconds?|m|min|minutes?)?\b|"retryDelay":\s*"(\d+(?:\.\d+)?)s"/i;
 
@@ -107,12 +123,21 @@ function kindOfStatus(status: number, text: string): FailureKind {
   if (status === 401 || status === 403) return quota.test(text) ? 'rate_limited' : 'invalid_key';
   if (status === 404) return 'model_unavailable';
   if (status === 400 || status === 413 || status === 422) {
+    if (outputBudget.test(text)) return 'output_budget';
     if (contextTooLong.test(text)) return 'context_too_long';
     if (modelUnavailable.test(text)) return 'model_unavailable';
     if (quota.test(text)) return 'rate_limited';
     return 'request';
   }
   return 'server';
+}
+
+/** The output limit a refused budget message states, if it states one. */
+export function statedOutputLimit(text: string): number | undefined {
+  const match = statedMaximum.exec(text);
+  if (!match) return undefined;
+  const limit = match[3] !== undefined ? Number(match[3]) - 1 : Number(match[1] ?? match[2]);
+  return Number.isSafeInteger(limit) && limit > 0 ? limit : undefined;
 }
 
 function ruleMatches(rule: ErrorRule, status: number, body: string): boolean {
@@ -137,13 +162,10 @@ export function classifyFailure(
   rules: readonly ErrorRule[] = [],
   now: number = Date.now(),
 ): Failure {
-  const failure = (kind: FailureKind, label: number | string, reason: string, status?: number, retryAfterMs?: number): Failure => ({
-    kind,
-    status,
-    label,
-    reason: cut(redact(reason, keys)),
-    retryAfterMs,
-  });
+  const failure = (kind: FailureKind, label: number | string, reason: string, status?: number, retryAfterMs?: number, maxOutputTokens?: number): Failure => {
+    const made: Failure = { kind, status, label, reason: cut(redact(reason, keys)), retryAfterMs };
+    return maxOutputTokens === undefined ? made : { ...made, maxOutputTokens };
+  };
   if (signalReason instanceof DeadlineExceeded) return failure('deadline', signalReason.label, signalReason.message);
   if (signalReason instanceof AttemptTimeout) return failure('timeout', 'timeout', 'timeout');
   if (signalReason !== undefined || isAbort(error)) return failure('aborted', 'aborted', 'aborted');
@@ -177,8 +199,12 @@ export function classifyFailure(
           ? Math.max(0, at - now)
           : retryAfterFromHeaders(headers, now) ?? retryAfterFromText(body) ?? retryAfterFromText(message);
     }
+    let maxOutputTokens: number | undefined;
+    if (kind === 'output_budget') {
+      maxOutputTokens = rule?.maxOutputTokens?.({ status, headers, body }) ?? statedOutputLimit(body || message) ?? statedOutputLimit(message);
+    }
     const text = looksLikeHtml(message) ? 'non-JSON error page' : message;
-    return failure(kind, status, `${status} ${text}`, status, retryAfterMs);
+    return failure(kind, status, `${status} ${text}`, status, retryAfterMs, maxOutputTokens);
   }
   if (error instanceof TypeError && /fetch failed|terminated|socket|ECONN|network/i.test(error.message)) {
     return failure('connection', 'connection', 'connection error');

@@ -96,6 +96,8 @@ function callOptions(call: UpstreamCall, candidate: Candidate, control: AttemptC
   const options: LanguageModelV4CallOptions = {
     ...call.options,
     reasoning: candidate.model.spec.reasoningEffort === true ? call.options.reasoning : undefined,
+    // The model's maximum when it takes less than the caller's budget (an upper bound).
+    maxOutputTokens: candidate.maxOutputTokens ?? call.options.maxOutputTokens,
     headers: provider.authHeaders(candidate.key),
     abortSignal: control.signal,
     providerOptions: extras === undefined ? undefined : { [provider.id]: extras },
