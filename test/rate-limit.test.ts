@@ -260,14 +260,15 @@ describe('rate limit over HTTP', () => {
 
   it('honours RATE_LIMIT_WINDOW_MS: a small window lets the client in again once it has passed', async () => {
     const fw = await start({ RATE_LIMIT_MAX: '2', RATE_LIMIT_WINDOW_MS: '300' });
-    const started = Date.now();
     expect(await statuses(fw, 2)).to.deep.equal([200, 200]);
+    // Both accepted requests were counted before this moment; the window has let them go 300 ms later.
+    const accepted = Date.now();
     const refused = await get(fw, '/v1/models');
     expect(refused.status).to.equal(429);
     // Less than a second left: Retry-After rounds up to 1.
     expect(refused.headers.get('retry-after')).to.equal('1');
     expect(((await refused.json()) as { error: { message: string } }).error.message).to.equal('Rate limit exceeded. Retry after 1 seconds.');
-    await sleep(Math.max(0, started + 350 - Date.now()));
+    await sleep(Math.max(0, accepted + 350 - Date.now()));
     expect(await statuses(fw, 2)).to.deep.equal([200, 200]);
     expect(await statuses(fw, 1)).to.deep.equal([429]);
   });
