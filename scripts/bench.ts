@@ -274,7 +274,7 @@ const mb = (bytes: number): string => (bytes / 1024 / 1024).toFixed(1);
 const fmt = (n: number, digits = 0): string => n.toFixed(digits);
 
 async function main(): Promise<void> {
-  // Measure what `npm start` runs: the build.
+  // Measure the build, which the packed `freeway` command runs (from a clone, npm start runs the same code from source).
   execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(root, 'tsconfig.build.json')], { stdio: 'inherit' });
   const lines: string[] = [];
   const log = (line = ''): void => {
