@@ -12,6 +12,7 @@ import { invalidRequest } from '../../http/errors.ts';
 import { imageURLToFilePart } from '../image-url.ts';
 import type { CallOptions } from '../../routing/upstream.ts';
 import type { ChatMessage, ChatRequest, FilePart, ImagePart, TextPart, ToolChoice } from './types.ts';
+import { parseToolArguments } from '../tool-arguments.ts';
 
 function joinText(content: string | readonly TextPart[] | null | undefined): string {
   if (content == null) return '';
@@ -19,15 +20,6 @@ function joinText(content: string | readonly TextPart[] | null | undefined): str
   let text = '';
   for (const part of content) text += part.text;
   return text;
-}
-
-function parseArguments(raw: string): unknown {
-  if (raw === '') return {};
-  try {
-    return JSON.parse(raw);
-  } catch {
-    return raw;
-  }
 }
 
 const base64DataURL = /^data:([^;,]+);base64,/;
@@ -92,12 +84,12 @@ function toPrompt(messages: readonly ChatMessage[]): LanguageModelV4Prompt {
         if (text !== '') content.push({ type: 'text', text });
         for (const call of message.tool_calls ?? []) {
           toolNames.set(call.id, call.function.name);
-          content.push({ type: 'tool-call', toolCallId: call.id, toolName: call.function.name, input: parseArguments(call.function.arguments) });
+          content.push({ type: 'tool-call', toolCallId: call.id, toolName: call.function.name, input: parseToolArguments(call.function.arguments) });
         }
         if (message.function_call) {
           const id = `call_legacy_${index}`;
           functionCallIds.set(message.function_call.name, id);
-          content.push({ type: 'tool-call', toolCallId: id, toolName: message.function_call.name, input: parseArguments(message.function_call.arguments) });
+          content.push({ type: 'tool-call', toolCallId: id, toolName: message.function_call.name, input: parseToolArguments(message.function_call.arguments) });
         }
         prompt.push({ role: 'assistant', content });
         break;

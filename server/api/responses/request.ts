@@ -11,20 +11,12 @@ import type { Capability, RequestExtras } from '../../../providers/types.ts';
 import type { CallOptions } from '../../routing/upstream.ts';
 import { imageURLToFilePart } from '../image-url.ts';
 import type { InputText, ResponsesRequest, TextFormat, ToolChoice } from './types.ts';
+import { parseToolArguments } from '../tool-arguments.ts';
 
 function joinText(parts: readonly InputText[]): string {
   let text = '';
   for (const part of parts) text += part.text;
   return text;
-}
-
-function parseArguments(raw: string): unknown {
-  if (raw === '') return {};
-  try {
-    return JSON.parse(raw);
-  } catch {
-    return raw;
-  }
 }
 
 /** The last message of the prompt when it has `role`, so consecutive items of one turn share a message. */
@@ -64,7 +56,7 @@ function toPrompt(request: ResponsesRequest): LanguageModelV4Prompt {
         break;
       case 'function_call': {
         toolNames.set(item.call_id, item.name);
-        const call: LanguageModelV4ToolCallPart = { type: 'tool-call', toolCallId: item.call_id, toolName: item.name, input: parseArguments(item.arguments) };
+        const call: LanguageModelV4ToolCallPart = { type: 'tool-call', toolCallId: item.call_id, toolName: item.name, input: parseToolArguments(item.arguments) };
         const assistant = lastWithRole(prompt, 'assistant');
         if (assistant) assistant.content.push(call);
         else prompt.push({ role: 'assistant', content: [call] });
