@@ -34,8 +34,13 @@ export interface ForwardedFloodOptions {
 
 const defaults: ForwardedFloodOptions = { requests: 120_000, concurrency: 64, padBytes: 14_000, maxRssMb: 250, env: {} };
 
-/** The i-th public IPv4 address from 11.0.0.0 on: distinct for 16 million requests. */
-const address = (i: number): string => `11.${(i >>> 16) & 255}.${(i >>> 8) & 255}.${i & 255}`;
+/**
+ * The i-th of a million public IPv4 addresses, 11.100.100.100 to 11.199.199.199:
+ * 14 characters each, as long as most real addresses (V8 keeps a substring of 13 or
+ * more characters as a view into the whole header, so a short address would not show
+ * a key that holds on to its 14 KB X-Forwarded-For header).
+ */
+const address = (i: number): string => `11.${100 + (Math.floor(i / 10_000) % 100)}.${100 + (Math.floor(i / 100) % 100)}.${100 + (i % 100)}`;
 
 export async function run(options: Partial<ForwardedFloodOptions> = {}): Promise<AttackResult> {
   const opts = { ...defaults, ...options };

@@ -2,6 +2,7 @@ import { isIP } from 'node:net';
 import type { Request, RequestHandler } from 'express';
 import { rateLimit, type Store } from 'express-rate-limit';
 import { errorBody, type ErrorBodyFormat } from './errors.ts';
+import { detachedString } from '../state/detached-string.ts';
 import { createSlidingWindowStore } from '../state/sliding-window-store.ts';
 
 /*
@@ -150,20 +151,29 @@ export function bucketKey(address: string | undefined, ipv6Subnet: number): stri
  * X-Forwarded-For; else the socket's address. A forwarded value that is not
  * an IP address is never a key: the nearer address that reported it is.
  */
+/**
+ * A key read from a header, made safe to keep for the whole window: an IPv4
+ * address is the header's own text, which V8 may hold as a view into the whole
+ * header (14 KB of forged entries before it), so it is copied. IPv6 keys are
+ * newly written strings already.
+ */
+const fromHeader = (key: string, address: string): string => (key === address ? detachedString(key) : key);
+
 export function clientIp(req: Request, ipv6Subnet: number): string {
   const socketAddress = req.socket.remoteAddress;
   // Furthest first, ending with the nearest proxy; empty unless the socket's peer is trusted.
   const chain = req.ips;
   for (const address of chain) {
     const key = bucketKey(address, ipv6Subnet);
-    if (key !== undefined) return key;
+    if (key !== undefined) return fromHeader(key, address);
   }
   if (chain.length === 0 && req.headers['x-forwarded-for'] === undefined && socketAddress !== undefined) {
     const real = req.headers['x-real-ip'];
     const trusted = req.app.get('trust proxy fn') as (address: string, hop: number) => boolean;
     if (typeof real === 'string' && trusted(socketAddress, 0)) {
-      const key = bucketKey(real.trim(), ipv6Subnet);
-      if (key !== undefined) return key;
+      const address = real.trim();
+      const key = bucketKey(address, ipv6Subnet);
+      if (key !== undefined) return fromHeader(key, address);
     }
   }
   return bucketKey(socketAddress, ipv6Subnet) ?? 'unknown';

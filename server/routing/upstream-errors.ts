@@ -1,6 +1,7 @@
 import { APICallError, InvalidPromptError, UnsupportedFunctionalityError } from '@ai-sdk/provider';
 import type { ErrorRule } from '../../providers/types.ts';
 import type { Redactor, RequestKeys } from '../http/redact.ts';
+import { detachedString } from '../state/detached-string.ts';
 
 /** Why an attempt at one provider did not produce an answer. */
 export type FailureKind =
@@ -88,9 +89,10 @@ const statedMaximum = /(?:less than or equal to|<=|at most|cannot exceed|must no
 const quota = /quota|rate.?limit|resource.?exhausted|too many requests/i;
 const retryInText = /(?:retry|try again) (?:in|after) (\d+(?:\.\d+)?)\s*(ms|s|sec|seconds?|m|min|minutes?)?\b|"retryDelay":\s*"(\d+(?:\.\d+)?)s"/i;
 
+/** A reason fit to keep in a health record for an hour: one line, at most MAX_REASON_LENGTH characters, holding nothing of the body it came from. */
 function cut(text: string): string {
   const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length > MAX_REASON_LENGTH ? `${flat.slice(0, MAX_REASON_LENGTH - 1)}…` : flat;
+  return detachedString(flat.length > MAX_REASON_LENGTH ? `${flat.slice(0, MAX_REASON_LENGTH - 1)}…` : flat);
 }
 
 /** Retry-After as a delay: seconds, an HTTP date, or OpenAI-style `retry-after-ms`. */

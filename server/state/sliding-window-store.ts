@@ -1,4 +1,5 @@
 import type { ClientRateLimitInfo, Options, Store } from 'express-rate-limit';
+import { detachedString } from './detached-string.ts';
 
 /**
  * The times of one client's accepted requests inside the window, oldest first,
@@ -19,7 +20,8 @@ export interface SlidingWindowStore extends Store {
 /** Longest key kept as it is; longer ones are cut (the rate limit's keys are IPv4 addresses and IPv6 addresses or prefixes, at most 39 characters). */
 export const MAX_STORE_KEY_LENGTH = 64;
 
-export const boundedKey = (key: string): string => (key.length > MAX_STORE_KEY_LENGTH ? key.slice(0, MAX_STORE_KEY_LENGTH) : key);
+/** A key cut to MAX_STORE_KEY_LENGTH, copied so that the window does not keep the long key alive. */
+export const boundedKey = (key: string): string => (key.length > MAX_STORE_KEY_LENGTH ? detachedString(key.slice(0, MAX_STORE_KEY_LENGTH)) : key);
 
 /**
  * A true sliding window for express-rate-limit: a request is accepted when
