@@ -6,6 +6,7 @@ import { bucketKey } from '../server/http/rate-limit.ts';
 import { createRedisRateLimitStore } from '../server/state/redis/rate-limit-store.ts';
 import { createSlidingWindowStore, MAX_STORE_KEY_LENGTH } from '../server/state/sliding-window-store.ts';
 import { expectError } from './support/errors.ts';
+import { heapKeptMb } from './support/memory.ts';
 import { providerPlugins, startFreeway, type RunningFreeway } from './support/freeway.ts';
 import { skipWithoutRedis, startRedis, type RunningRedis } from './support/redis.ts';
 
@@ -206,6 +207,22 @@ describe('the rate-limit store is bounded', () => {
     expect((await store.get?.('a'))?.totalHits).to.equal(2);
     for (let i = 0; i < 1000; i++) await store.increment(`client-${i}`);
     expect(store.size).to.equal(3);
+    await store.shutdown?.();
+  });
+
+  it('in memory: 100,000 clients of one request each take under 5 MB besides their keys (a flood of new addresses is all such clients)', async () => {
+    const store = createSlidingWindowStore(60_000, Date.now, 100_000);
+    store.init?.({ limit: 60, windowMs: 60_000 } as Options);
+    const keys = Array.from({ length: 100_000 }, (_, i) => `11.${100 + Math.floor(i / 10_000)}.${100 + (Math.floor(i / 100) % 100)}.${100 + (i % 100)}`);
+    const before = heapKeptMb();
+    for (const key of keys) await store.increment(key);
+    const kept = heapKeptMb() - before;
+    // An object per client took 12.7 MB here.
+    expect(kept, `${kept.toFixed(1)} MB`).to.be.below(5);
+    expect(store.size).to.equal(100_000);
+    // Each is still counted: a second request is the client's second hit.
+    expect((await store.increment(keys[5] as string)).totalHits).to.equal(2);
+    expect((await store.get?.(keys[6] as string))?.totalHits).to.equal(1);
     await store.shutdown?.();
   });
 
