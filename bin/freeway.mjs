@@ -7,6 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { serverNodeFlags } from './node-flags.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
@@ -81,7 +82,7 @@ function bundledNode() {
 }
 
 function reexec(node) {
-  const child = spawn(node, [fileURLToPath(import.meta.url), ...process.argv.slice(2)], { stdio: 'inherit' });
+  const child = spawn(node, [...serverNodeFlags(process.execArgv, process.env), fileURLToPath(import.meta.url), ...process.argv.slice(2)], { stdio: 'inherit' });
   // Pass stop requests on; the server drains and exits, and so does this process.
   for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP']) process.on(signal, () => child.kill(signal));
   child.on('error', (error) => {
@@ -112,6 +113,15 @@ if (args.action === 'help') {
 } else if (args.action === 'version') {
   process.stdout.write(`freeway ${version} (Node.js ${process.version})\n`);
 } else {
+  const flags = serverNodeFlags(process.execArgv, process.env);
+  if (flags.length > 0 && typeof process.execve === 'function' && process.platform !== 'win32') {
+    // V8's heap sizes are fixed when it starts: become this same command again, in this
+    // same process (same pid, stdio and signals), with the server's flags. On success
+    // execve does not return; where it cannot run, Freeway runs with V8's defaults.
+    try {
+      process.execve(process.execPath, [process.execPath, ...process.execArgv, ...flags, fileURLToPath(import.meta.url), ...process.argv.slice(2)], process.env);
+    } catch {}
+  }
   Object.assign(process.env, args.env);
   // A checkout runs its TypeScript sources; an installed package (inside node_modules,
   // where Node does not strip types) runs the JavaScript build that `npm pack` made.

@@ -19,6 +19,7 @@ import { createServer } from 'node:net';
 import { cpus, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { serverNodeFlags } from '../bin/node-flags.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const outDir = join(root, '.bench');
@@ -78,8 +79,8 @@ async function waitForHttp(url: string, timeoutMs = 10_000): Promise<void> {
   throw new Error(`${url} did not come up`);
 }
 
-async function startNode(cpu: string, script: string, env: Record<string, string>, port: number, probePath: string): Promise<Running> {
-  const [command, args] = pinned(cpu, process.execPath, [join(root, script)]);
+async function startNode(cpu: string, script: string, env: Record<string, string>, port: number, probePath: string, nodeFlags: readonly string[] = []): Promise<Running> {
+  const [command, args] = pinned(cpu, process.execPath, [...nodeFlags, join(root, script)]);
   const proc = spawn(command, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
   const url = `http://127.0.0.1:${port}`;
   await waitForHttp(url + probePath);
@@ -242,12 +243,18 @@ function freewayEnv(port: number, upstream: string): Record<string, string> {
   };
 }
 
+/** Freeway's build, with the Node flags the `freeway` command gives its server (none when NODE_OPTIONS in `env` chooses). */
+function startFreeway(env: Record<string, string>, port: number, nodeFlags = serverNodeFlags([], { ...process.env, ...env })): Promise<Running> {
+  return startNode(proxyCpu, 'dist/server/main.js', env, port, '/health', nodeFlags);
+}
+
 /** Milliseconds from spawning Freeway to its first answer of `probe` (the health check, or a whole completion). */
 async function startupTime(upstream: string, probe: 'health' | 'completion'): Promise<number> {
   const port = await freePort();
   const started = performance.now();
-  const [command, args] = pinned(proxyCpu, process.execPath, [join(root, 'dist/server/main.js')]);
-  const proc = spawn(command, args, { env: { ...process.env, ...freewayEnv(port, upstream) }, stdio: 'ignore' });
+  const env = freewayEnv(port, upstream);
+  const [command, args] = pinned(proxyCpu, process.execPath, [...serverNodeFlags([], { ...process.env, ...env }), join(root, 'dist/server/main.js')]);
+  const proc = spawn(command, args, { env: { ...process.env, ...env }, stdio: 'ignore' });
   const deadline = Date.now() + 10_000;
   let ms = Number.NaN;
   while (Date.now() < deadline) {
@@ -300,7 +307,7 @@ async function main(): Promise<void> {
   const barePort = await freePort();
   const bare = await startNode(proxyCpu, 'scripts/bench/bare-proxy.ts', { PROXY_PORT: String(barePort), UPSTREAM: upstream }, barePort, '/');
   const freewayPort = await freePort();
-  const freeway = await startNode(proxyCpu, 'dist/server/main.js', freewayEnv(freewayPort, upstream), freewayPort, '/health');
+  const freeway = await startFreeway(freewayEnv(freewayPort, upstream), freewayPort);
   await new Promise((r) => setTimeout(r, 1000));
   const coldRss = rssBytes(freeway.pid);
   // One request each so that lazy work is not counted as start-up of the run.
@@ -355,16 +362,23 @@ async function main(): Promise<void> {
   const bareStreams = await peakRssUnderStreams(slowBare, 1000);
   await stop(slowBare);
   const slowFreewayPort = await freePort();
-  const slowFreeway = await startNode(proxyCpu, 'dist/server/main.js', freewayEnv(slowFreewayPort, slowUpstream), slowFreewayPort, '/health');
+  const slowFreeway = await startFreeway(freewayEnv(slowFreewayPort, slowUpstream), slowFreewayPort);
   await timeToFirstByte(slowFreeway.url, 5);
   const streams = await peakRssUnderStreams(slowFreeway, 1000);
   await stop(slowFreeway);
+  const v8SizedPort = await freePort();
+  const v8Sized = await startFreeway(freewayEnv(v8SizedPort, slowUpstream), v8SizedPort, []);
+  await timeToFirstByte(v8Sized.url, 5);
+  const v8SizedStreams = await peakRssUnderStreams(v8Sized, 1000);
+  await stop(v8Sized);
   const tunedPort = await freePort();
-  const tuned = await startNode(proxyCpu, 'dist/server/main.js', { ...freewayEnv(tunedPort, slowUpstream), NODE_OPTIONS: smallYoungGeneration }, tunedPort, '/health');
+  const tuned = await startFreeway({ ...freewayEnv(tunedPort, slowUpstream), NODE_OPTIONS: smallYoungGeneration }, tunedPort);
   await timeToFirstByte(tuned.url, 5);
   const tunedStreams = await peakRssUnderStreams(tuned, 1000);
   await stop(tuned);
-  log(`- 1000 concurrent ~1 s streams, peak RSS: Freeway ${mb(streams.peak)} MB (${streams.completed} completed, ${streams.failed} failed); with NODE_OPTIONS=${smallYoungGeneration} ${mb(tunedStreams.peak)} MB (${tunedStreams.completed} completed); bare proxy ${mb(bareStreams.peak)} MB`);
+  log(
+    `- 1000 concurrent ~1 s streams, peak RSS: Freeway ${mb(streams.peak)} MB with the freeway command's ${serverNodeFlags([], {}).join(' ')} (${streams.completed} completed, ${streams.failed} failed); ${mb(v8SizedStreams.peak)} MB with V8's own sizing (${v8SizedStreams.completed} completed); with NODE_OPTIONS=${smallYoungGeneration} ${mb(tunedStreams.peak)} MB (${tunedStreams.completed} completed); bare proxy ${mb(bareStreams.peak)} MB`,
+  );
 
   const startups: number[] = [];
   const firstCompletions: number[] = [];

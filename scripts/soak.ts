@@ -137,7 +137,7 @@ async function main(): Promise<void> {
   };
   providers.forEach((provider, i) => (env[`${provider.toUpperCase()}_BASE_URL`] = upstreams[i]!.url));
   // Logs at info only for the start-up line that tells the port.
-  const freeway = spawn(process.execPath, [fileURLToPath(new URL('../server/main.ts', import.meta.url))], {
+  const freeway = spawn(process.execPath, [fileURLToPath(new URL('../bin/freeway.mjs', import.meta.url))], {
     env: { ...env, LOG_LEVEL: 'info' },
     stdio: ['ignore', 'pipe', 'inherit'],
   });

@@ -8,6 +8,7 @@ import { hello, postChat } from './support/http.ts';
 import { keyHeaders } from './support/keys.ts';
 import { alive, freewayBin, repoRoot, portIsFree, runToExit, waitForHealth } from './support/process.ts';
 import { freePort } from './support/redis.ts';
+import { serverNodeFlags } from '../bin/node-flags.mjs';
 import { startUpstream, type FakeUpstream } from './support/upstream.ts';
 
 const shutdownTimeoutMs = 1_000;
@@ -142,6 +143,36 @@ describe('running as a service: one SIGTERM stops it cleanly', function () {
     for (const line of lines) expect(line.trimStart().startsWith('{'), line).to.equal(false);
   });
 
+  /** The arguments a running process was started with (Linux /proc). */
+  const commandLine = (pid: number): string[] => readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter((arg) => arg !== '');
+
+  // What the command adds on this machine: 32 MB semi-spaces wherever Node has more than 2 GB.
+  const serverFlags = serverNodeFlags([], process.env);
+
+  it(`the freeway command serves from its own process with its Node flags (here: ${serverFlags.join(' ') || 'none'}), and so do its workers`, async () => {
+    const service = await start(process.execPath, () => [freewayBin]);
+    // Same pid: the command became the server (execve); no parent is left to pass signals on.
+    expect(childrenOf(service.proc.pid as number), 'no child process').to.deep.equal([]);
+    expect(commandLine(service.proc.pid as number).slice(1)).to.deep.equal([...serverFlags, freewayBin]);
+    await expectStopped(service, []);
+
+    const cluster = await start(process.execPath, () => [freewayBin], { WORKERS: '2' });
+    const workers = childrenOf(cluster.proc.pid as number);
+    expect(workers).to.have.length(2);
+    pids.push(...workers);
+    for (const worker of workers) expect(commandLine(worker)).to.include.members(serverFlags);
+    await expectStopped(cluster, workers);
+  });
+
+  it('a young generation size the user chose is kept: in NODE_OPTIONS or on the command line', async () => {
+    const fromEnv = await start(process.execPath, () => [freewayBin], { NODE_OPTIONS: '--max-semi-space-size=4' });
+    expect(commandLine(fromEnv.proc.pid as number).slice(1)).to.deep.equal([freewayBin]);
+    await expectStopped(fromEnv, []);
+    const fromArgs = await start(process.execPath, () => ['--max_semi_space_size=8', freewayBin]);
+    expect(commandLine(fromArgs.proc.pid as number).slice(1)).to.deep.equal(['--max_semi_space_size=8', freewayBin]);
+    await expectStopped(fromArgs, []);
+  });
+
   const node = machineNode();
   it(`the freeway command under the machine's Node (${node ?? 'none on PATH'}) runs on Node ${bundledVersion} when that one is too old`, async function () {
     expect(node, 'a node on PATH outside node_modules').to.be.a('string');
@@ -155,9 +186,31 @@ describe('running as a service: one SIGTERM stops it cleanly', function () {
     const service = await start(node as string, (port) => [freewayBin, '--port', String(port)]);
     const servers = tooOld ? childrenOf(service.proc.pid as number) : [];
     if (tooOld) expect(servers, 'the bin runs the server as its child').to.have.length(1);
+    // The server, whichever process it is, has the command's V8 flags.
+    for (const pid of tooOld ? servers : [service.proc.pid as number]) expect(commandLine(pid)).to.include.members(serverFlags);
     pids.push(...servers);
     const { pending } = await holdRequest(service.port);
     await expectStopped(service, servers);
     await pending;
+  });
+});
+
+describe("the server's V8 young generation", () => {
+  const GB = 1024 ** 3;
+
+  it('is capped at 32 MB semi-spaces where V8 would choose more (more than 2 GB for Node), and left to V8 where it chooses less', () => {
+    expect(serverNodeFlags([], {}, 24 * GB)).to.deep.equal(['--max-semi-space-size=32']);
+    expect(serverNodeFlags([], {}, 3 * GB)).to.deep.equal(['--max-semi-space-size=32']);
+    // V8 picks 32 MB at 2 GB, 16 MB at 1 GB, 1 MB at 512 MB: the flag would only raise those.
+    expect(serverNodeFlags([], {}, 2 * GB)).to.deep.equal([]);
+    expect(serverNodeFlags([], {}, 0.5 * GB)).to.deep.equal([]);
+  });
+
+  it("keeps the user's own size, in either spelling, on the command line or in NODE_OPTIONS", () => {
+    expect(serverNodeFlags(['--max-semi-space-size=8'], {}, 24 * GB)).to.deep.equal([]);
+    expect(serverNodeFlags(['--max_semi_space_size=8'], {}, 24 * GB)).to.deep.equal([]);
+    expect(serverNodeFlags([], { NODE_OPTIONS: '--enable-source-maps --max-semi-space-size=64' }, 24 * GB)).to.deep.equal([]);
+    // Other flags are no choice of size.
+    expect(serverNodeFlags(['--max-old-space-size=512'], { NODE_OPTIONS: '--enable-source-maps' }, 24 * GB)).to.deep.equal(['--max-semi-space-size=32']);
   });
 });

@@ -1,6 +1,8 @@
 /**
  * Freeway in a child process on a free 127.0.0.1 port, for the attack scripts:
- * started from a checkout (this one by default), with its RSS sampled from /proc.
+ * started from a checkout (this one by default) by its `freeway` command, as
+ * `npm start` does (with the Node flags that command adds; the server keeps the
+ * command's pid), with its RSS sampled from /proc.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -52,7 +54,7 @@ const LOG_KEPT = 8 * 1024 * 1024;
 
 export async function startFreewayChild(env: Record<string, string> = {}, root = thisCheckout, keepLog = false): Promise<FreewayChild> {
   const port = await freePort();
-  const child = spawn(process.execPath, [`${root.replace(/\/$/, '')}/server/main.ts`], {
+  const child = spawn(process.execPath, [`${root.replace(/\/$/, '')}/bin/freeway.mjs`], {
     cwd: root,
     env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', keepLog ? 'pipe' : 'ignore', 'pipe'],

@@ -1,0 +1,238 @@
+/**
+ * A/B of V8's young-generation size for Freeway: requests per second, CPU
+ * per request and the part of it V8 spent collecting garbage (from --trace-gc;
+ * the steadiest of the three on a noisy machine), non-streaming at 16
+ * connections and streaming at 64, and peak RSS under 1000 concurrent slow
+ * streams, for each `--max-semi-space-size` given.
+ * The variants run side by side and are measured in turn, round after round,
+ * so that drift of the machine falls on all of them alike.
+ *
+ *   node scripts/bench/young-generation.ts            # variants default,16,8,4
+ *   YG_VARIANTS=default,16 YG_ROUNDS=6 YG_SECONDS=8 node scripts/bench/young-generation.ts
+ *
+ * "default" is V8's own sizing (64 MB semi-spaces on a large machine), a
+ * number is the flag's value in MB. The `freeway` command runs its server with
+ * 32 (bin/node-flags.mjs) on the strength of this comparison. Needs wrk; pins
+ * Freeway to CPU 0 and the mock upstream and wrk to CPU 1 when taskset exists.
+ * Loopback only; writes .bench/young-generation.md.
+ */
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { Agent, request } from 'node:http';
+import { createServer } from 'node:net';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
+const outDir = join(root, '.bench');
+mkdirSync(outDir, { recursive: true });
+const variants = (process.env.YG_VARIANTS ?? 'default,16,8,4').split(',');
+const rounds = Number(process.env.YG_ROUNDS ?? 4);
+const seconds = Number(process.env.YG_SECONDS ?? 8);
+const key = 'csk-benchkey0000000000000000000000';
+const hasTaskset = (() => {
+  try {
+    execFileSync('sh', ['-c', 'command -v taskset'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+})();
+const pinned = (cpu: string, command: string, args: string[]): [string, string[]] => (hasTaskset ? ['taskset', ['-c', cpu, command, ...args]] : [command, args]);
+const flagsOf = (variant: string): string[] => (variant === 'default' ? [] : [`--max-semi-space-size=${variant}`]);
+
+async function freePort(): Promise<number> {
+  const server = createServer().listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as { port: number };
+  server.close();
+  return port;
+}
+
+async function waitForHttp(url: string): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (Date.now() < deadline) {
+    try {
+      await (await fetch(url)).arrayBuffer();
+      return;
+    } catch {
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  }
+  throw new Error(`${url} did not come up`);
+}
+
+interface Running {
+  readonly proc: ChildProcess;
+  readonly url: string;
+  /** Milliseconds V8 has spent collecting garbage on the main thread so far (from --trace-gc). */
+  gcMs(): number;
+}
+
+// A --trace-gc line: "Scavenge 10.5 (15.3) -> 8.0 (15.4) MB, pooled: 0 MB, 2.30 / 0.00 ms ..." and, for
+// a mark-compact, "(+ 0.3 ms in 49 steps since start of marking ...": the pause and the incremental steps.
+const gcPause = /MB, (?:pooled: [\d.]+ MB, )?([\d.]+) \/ [\d.]+ ms(?:\s+\(\+ ([\d.]+) ms in)?/;
+
+async function start(args: string[], env: Record<string, string>, port: number, probe: string, cpu: string): Promise<Running> {
+  const [command, argv] = pinned(cpu, process.execPath, args);
+  const proc = spawn(command, argv, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  let gcMs = 0;
+  let pending = '';
+  proc.stdout?.setEncoding('utf8').on('data', (text: string) => {
+    const lines = (pending + text).split('\n');
+    pending = lines.pop() ?? '';
+    for (const line of lines) {
+      const match = gcPause.exec(line);
+      if (match) gcMs += Number(match[1]) + Number(match[2] ?? 0);
+    }
+  });
+  const url = `http://127.0.0.1:${port}`;
+  await waitForHttp(url + probe);
+  return { proc, url, gcMs: () => gcMs };
+}
+
+async function startFreeway(variant: string, upstream: string): Promise<Running> {
+  const port = await freePort();
+  const env = { PORT: String(port), HOST: '127.0.0.1', CEREBRAS_BASE_URL: upstream, RATE_LIMIT_MAX: '1000000000', ROUTING: 'priority', LOG_LEVEL: 'warn' };
+  return start(['--trace-gc', ...flagsOf(variant), join(root, 'dist/server/main.js')], env, port, '/health', '0');
+}
+
+async function stop(running: Running): Promise<void> {
+  running.proc.kill('SIGTERM');
+  await once(running.proc, 'exit');
+}
+
+const cpuTicks = (pid: number): number => {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return Number(fields[11]) + Number(fields[12]);
+};
+const rssMb = (pid: number): number => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+const ticksPerSecond = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim()) || 100;
+const body = (stream: boolean): string => JSON.stringify({ model: 'free:auto', stream, messages: [{ role: 'user', content: 'Benchmark me, please.' }], max_tokens: 64 });
+
+async function wrk(target: Running, stream: boolean, connections: number): Promise<{ rps: number; cpuUs: number; gcUs: number; errors: number }> {
+  const script = join(outDir, `yg-${stream ? 'stream' : 'json'}.lua`);
+  writeFileSync(script, `wrk.method = "POST"\nwrk.body = '${body(stream)}'\nwrk.headers["Content-Type"] = "application/json"\nwrk.headers["X-Cerebras-Key"] = "${key}"\n`);
+  const pid = target.proc.pid as number;
+  const before = cpuTicks(pid);
+  const gcBefore = target.gcMs();
+  const [command, args] = pinned('1', 'wrk', ['-t1', `-c${connections}`, `-d${seconds}s`, '-s', script, `${target.url}/v1/chat/completions`]);
+  const out = execFileSync(command, args, { encoding: 'utf8' });
+  const ticks = cpuTicks(pid) - before;
+  // Let the last trace lines arrive.
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  const gcMs = target.gcMs() - gcBefore;
+  const requests = Number(/(\d+) requests in/.exec(out)?.[1] ?? 0);
+  const errors = Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0);
+  return {
+    rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? 0),
+    cpuUs: requests ? (ticks / ticksPerSecond / requests) * 1e6 : 0,
+    gcUs: requests ? (gcMs / requests) * 1000 : 0,
+    errors,
+  };
+}
+
+/** 1000 streams at once against a slow upstream (20 chunks 50 ms apart); peak RSS in MB. */
+async function peakUnderStreams(target: Running): Promise<{ peak: number; completed: number }> {
+  const pid = target.proc.pid as number;
+  const agent = new Agent({ keepAlive: false, maxSockets: Infinity });
+  let peak = rssMb(pid);
+  const sampler = setInterval(() => (peak = Math.max(peak, rssMb(pid))), 20);
+  let completed = 0;
+  await Promise.all(
+    Array.from(
+      { length: 1000 },
+      () =>
+        new Promise<void>((resolve) => {
+          const req = request(`${target.url}/v1/chat/completions`, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'x-cerebras-key': key } }, (res) => {
+            let text = '';
+            res.setEncoding('utf8');
+            res.on('data', (chunk: string) => (text += chunk));
+            res.on('end', () => {
+              if (res.statusCode === 200 && text.endsWith('data: [DONE]\n\n')) completed += 1;
+              resolve();
+            });
+          });
+          req.on('error', () => resolve());
+          req.end(body(true));
+        }),
+    ),
+  );
+  clearInterval(sampler);
+  agent.destroy();
+  return { peak: Math.max(peak, rssMb(pid)), completed };
+}
+
+const median = (values: number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+};
+
+async function main(): Promise<void> {
+  execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(root, 'tsconfig.build.json')], { stdio: 'inherit' });
+  const mockScript = join(root, 'scripts/bench/mock-upstream.ts');
+  const mockPort = await freePort();
+  const mock = await start([mockScript], { MOCK_PORT: String(mockPort), MOCK_CHUNKS: '20' }, mockPort, '/', '1');
+  const upstream = mock.url;
+
+  const servers = new Map<string, Running>();
+  for (const variant of variants) servers.set(variant, await startFreeway(variant, upstream));
+  // Warm every variant up before anything is counted.
+  for (const server of servers.values()) for (const stream of [false, true]) await wrk(server, stream, 16);
+
+  const results = new Map(
+    variants.map((v) => [v, { json: [] as number[], jsonCpu: [] as number[], jsonGc: [] as number[], stream: [] as number[], streamCpu: [] as number[], streamGc: [] as number[], errors: 0 }]),
+  );
+  for (let round = 0; round < rounds; round++) {
+    // Rotate the order each round so that no variant always goes first.
+    const order = variants.map((_, i) => variants[(i + round) % variants.length]!);
+    for (const variant of order) {
+      const server = servers.get(variant)!;
+      const result = results.get(variant)!;
+      const json = await wrk(server, false, 16);
+      const stream = await wrk(server, true, 64);
+      result.json.push(json.rps);
+      result.jsonCpu.push(json.cpuUs);
+      result.jsonGc.push(json.gcUs);
+      result.stream.push(stream.rps);
+      result.streamCpu.push(stream.cpuUs);
+      result.streamGc.push(stream.gcUs);
+      result.errors += json.errors + stream.errors;
+      console.log(
+        `round ${round + 1} ${variant}: non-stream ${json.rps.toFixed(0)} req/s ${json.cpuUs.toFixed(0)} µs (GC ${json.gcUs.toFixed(1)}), stream ${stream.rps.toFixed(0)} req/s ${stream.cpuUs.toFixed(0)} µs (GC ${stream.gcUs.toFixed(1)})`,
+      );
+    }
+  }
+  for (const server of servers.values()) await stop(server);
+  await stop(mock);
+
+  const slowPort = await freePort();
+  const slow = await start([mockScript], { MOCK_PORT: String(slowPort), MOCK_CHUNKS: '20', MOCK_CHUNK_DELAY_MS: '50' }, slowPort, '/', '1');
+  const peaks = new Map<string, { peak: number; completed: number }>();
+  for (const variant of variants) {
+    const server = await startFreeway(variant, slow.url);
+    peaks.set(variant, await peakUnderStreams(server));
+    await stop(server);
+  }
+  await stop(slow);
+
+  // Each round's CPU per request against the first variant's in the same round: the
+  // machine's drift between rounds cancels out of these ratios.
+  const base = results.get(variants[0]!)!;
+  const paired = (mine: number[], theirs: number[]): string => `${((median(mine.map((v, i) => v / theirs[i]!)) - 1) * 100).toFixed(1)}%`;
+  const lines = [
+    `| semi-space | non-stream 16 req/s | CPU µs/req | CPU vs ${variants[0]} | GC µs/req | stream 64 req/s | CPU µs/req | CPU vs ${variants[0]} | GC µs/req | 1000 streams peak RSS MB | errors |`,
+    `|---|---|---|---|---|---|---|---|---|---|---|`,
+    ...variants.map((variant) => {
+      const r = results.get(variant)!;
+      const p = peaks.get(variant)!;
+      return `| ${variant === 'default' ? 'V8 default' : `${variant} MB`} | ${median(r.json).toFixed(0)} | ${median(r.jsonCpu).toFixed(0)} | ${paired(r.jsonCpu, base.jsonCpu)} | ${median(r.jsonGc).toFixed(1)} | ${median(r.stream).toFixed(0)} | ${median(r.streamCpu).toFixed(0)} | ${paired(r.streamCpu, base.streamCpu)} | ${median(r.streamGc).toFixed(1)} | ${p.peak.toFixed(1)} (${p.completed}/1000 completed) | ${r.errors} |`;
+    }),
+  ];
+  console.log(`\n${rounds} rounds of ${seconds} s, medians:\n\n${lines.join('\n')}`);
+  writeFileSync(join(outDir, 'young-generation.md'), `${lines.join('\n')}\n`);
+}
+
+await main();
