@@ -17,6 +17,7 @@ import { createRateLimit } from './http/rate-limit.ts';
 import { createBodyBudget, jsonBody } from './http/json-body.ts';
 import { keyShapedRedactor, requestLog, type LogLocals } from './http/request-log.ts';
 import { createMetrics, metricsEndpoint } from './http/metrics.ts';
+import { createThrottledWarn } from './state/warn-every.ts';
 import { requestId } from './http/request-id.ts';
 import { indexModels } from '../catalog/suggest.ts';
 import { createShutdown } from './http/shutdown.ts';
@@ -58,6 +59,8 @@ export interface FreewayApp {
   interrupt(): void;
   /** This process's metrics (prom-client), also when METRICS_PORT serves them elsewhere. */
   readonly metrics: Registry;
+  /** For the HTTP server: a connection was closed on arrival, MAX_CONNECTIONS being open (counted, and logged at most every 10 s). */
+  connectionDropped(): void;
 }
 
 /** Freeway's API paths under /v1, for the 404 of a path that lacks (or doubles) the prefix. */
@@ -212,10 +215,15 @@ export function createApp(deps: AppDeps): FreewayApp {
   };
   app.use(onError);
 
+  const warnOfDrops = createThrottledWarn(logger);
   return {
     app,
     close: stores.close,
     interrupt: shutdown.interrupt,
     metrics: metrics.registry,
+    connectionDropped() {
+      metrics.connectionDropped();
+      warnOfDrops('connections', `MAX_CONNECTIONS (${config.maxConnections}) connections are open: new connections are closed as they arrive`);
+    },
   };
 }

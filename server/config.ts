@@ -33,6 +33,8 @@ export interface Config {
   readonly bodyLimitBytes: number;
   /** The whole request body, from the end of the headers. */
   readonly bodyTimeoutMs: number;
+  /** Connections one process keeps open at once (MAX_CONNECTIONS); Node closes any further one as it arrives. */
+  readonly maxConnections: number;
   /** Request body bytes held in memory at once, across all requests. */
   readonly bodyBufferMaxBytes: number;
   readonly shutdownTimeoutMs: number;
@@ -287,6 +289,7 @@ export function loadConfig(env: Env, plugins: readonly ProviderPlugin[]): Config
     bodyLimit,
     bodyLimitBytes,
     bodyTimeoutMs: integer(env, 'BODY_TIMEOUT_MS', 30_000, 1),
+    maxConnections: integer(env, 'MAX_CONNECTIONS', 10_000, 1),
     bodyBufferMaxBytes,
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0),
     requestTimeoutMs: integer(env, 'REQUEST_TIMEOUT_MS', 120_000, 1),

@@ -62,7 +62,7 @@ function serve(config: Config): void {
       );
     }
   }
-  const server = createFreewayServer(freeway.app, config);
+  const server = createFreewayServer(freeway.app, config, {}, freeway.connectionDropped);
 
   // Until it listens, a server error (port in use, host not found) is a start-up failure.
   const onListenError = (error: unknown): void => {

@@ -297,4 +297,47 @@ describe('request bodies and connections', function () {
       expect(server.listenerCount('clientError')).to.equal(1);
     });
   });
+  describe('MAX_CONNECTIONS', () => {
+    /** Connections the server holds now. */
+    const held = (fw: RunningFreeway): Promise<number> => new Promise((resolve, reject) => fw.server.getConnections((error, count) => (error ? reject(error) : resolve(count))));
+    async function until(check: () => Promise<boolean>): Promise<void> {
+      const deadline = Date.now() + 3_000;
+      while (!(await check())) {
+        if (Date.now() > deadline) throw new Error('condition not met within 3 s');
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    }
+
+    it('past MAX_CONNECTIONS a new connection is closed as it arrives, counted in /metrics and logged; a freed slot serves again', async () => {
+      freeway = await startFreeway({ env: { MAX_CONNECTIONS: '3' } });
+      const fw = freeway;
+      // Three callers that connect and send part of a request hold every slot.
+      const holders = await Promise.all([1, 2, 3].map(() => socketTo(fw)));
+      for (const socket of holders) socket.write('POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Pad: ' + 'a'.repeat(8_000));
+      await until(async () => (await held(fw)) === 3);
+
+      const fourth = await socketTo(fw);
+      fourth.write('GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+      const reply = await rawReply(fourth, performance.now(), 3_000);
+      expect(reply.head, 'closed without an answer').to.equal('');
+      expect(await held(fw)).to.equal(3);
+      const line = JSON.parse(await fw.logged(/MAX_CONNECTIONS \(3\) connections are open/)) as { level: number };
+      expect(line.level).to.equal(40);
+
+      holders[0]?.destroy();
+      await until(async () => (await held(fw)) === 2);
+      const metrics = await fetch(`${fw.url}/metrics`);
+      expect(metrics.status).to.equal(200);
+      expect(await metrics.text()).to.match(/^freeway_connections_dropped_total 1$/m);
+    });
+
+    it('defaults to 10,000 connections per process, and must be a whole number from 1', async () => {
+      const plugins = await providerPlugins();
+      expect(createFreewayServer(() => {}, loadConfig({}, plugins)).maxConnections).to.equal(10_000);
+      expect(createFreewayServer(() => {}, loadConfig({ MAX_CONNECTIONS: '250' }, plugins)).maxConnections).to.equal(250);
+      for (const bad of ['0', '-1', '1.5', 'many']) {
+        expect(() => loadConfig({ MAX_CONNECTIONS: bad }, plugins)).to.throw(`MAX_CONNECTIONS must be an integer >= 1, got "${bad}"`);
+      }
+    });
+  });
 });

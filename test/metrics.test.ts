@@ -86,6 +86,7 @@ describe('GET /metrics (Prometheus text format)', () => {
       freeway_time_to_first_token_seconds: 'histogram',
       freeway_request_duration_seconds: 'histogram',
       freeway_rate_limited_total: 'counter',
+      freeway_connections_dropped_total: 'counter',
       freeway_requests_in_flight: 'gauge',
       freeway_streams_in_flight: 'gauge',
       freeway_provider_keys: 'gauge',

@@ -18,6 +18,8 @@ export interface Metrics {
   readonly middleware: RequestHandler;
   /** One refusal by the per-client rate limit. */
   rateLimited(): void;
+  /** One connection closed on arrival because MAX_CONNECTIONS were open. */
+  connectionDropped(): void;
   /** The health store, watched for the keys-by-state gauge. */
   watchHealth(store: HealthStore): HealthStore;
   /** The latency tracker, watched for the time-to-first-token histogram. */
@@ -103,6 +105,11 @@ export function createMetrics(now: () => number = Date.now): Metrics {
     help: 'Requests refused by the per-client rate limit (429).',
     registers: [registry],
   });
+  const droppedConnections = new Counter({
+    name: 'freeway_connections_dropped_total',
+    help: 'Connections closed on arrival because MAX_CONNECTIONS connections were open.',
+    registers: [registry],
+  });
 
   // In-flight counts are read off the open responses when scraped: nothing to keep in step.
   const open = new Set<Response>();
@@ -185,6 +192,7 @@ export function createMetrics(now: () => number = Date.now): Metrics {
     registry,
     middleware,
     rateLimited: () => refusals.inc(),
+    connectionDropped: () => droppedConnections.inc(),
     watchHealth(store) {
       return {
         ...store,

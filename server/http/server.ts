@@ -65,8 +65,19 @@ function answerClientError() {
   };
 }
 
-/** Freeway's HTTP server, the same for `npm start` and the tests: timeouts and parser errors included. */
-export function createFreewayServer(app: RequestListener, config: Pick<Config, 'bodyTimeoutMs'>, overrides: Partial<ServerTimeouts> = {}): Server {
+/**
+ * Freeway's HTTP server, the same for `npm start` and the tests: timeouts,
+ * parser errors and the connection cap included. Past MAX_CONNECTIONS open
+ * connections, Node closes each new one as it arrives, before reading a byte
+ * (as nginx does past worker_connections): a connection costs 10 to 14 KB
+ * even idle, and a caller could otherwise open as many as the file limit allows.
+ */
+export function createFreewayServer(
+  app: RequestListener,
+  config: Pick<Config, 'bodyTimeoutMs' | 'maxConnections'>,
+  overrides: Partial<ServerTimeouts> = {},
+  onDrop: () => void = () => {},
+): Server {
   const timeouts = { ...serverTimeouts(config), ...overrides };
   const server = createServer(
     {
@@ -77,6 +88,8 @@ export function createFreewayServer(app: RequestListener, config: Pick<Config, '
     app,
   );
   server.keepAliveTimeout = timeouts.keepAliveTimeoutMs;
+  server.maxConnections = config.maxConnections;
+  server.on('drop', onDrop);
   server.on('clientError', answerClientError());
   // Node would send `100 Continue` to every Expect: 100-continue request; the body
   // reader sends it only for a body it will read, and refuses the others before upload.

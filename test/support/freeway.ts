@@ -92,7 +92,7 @@ export async function startFreeway(options: StartOptions = {}): Promise<RunningF
   const logger = createLogger('info', sink);
   const catalog = buildCatalog(loaded);
   const freeway = createApp({ config, catalog, logger, random: options.random, now: options.now, healthStore: options.healthStore, fetch: options.fetch });
-  const server = createFreewayServer(freeway.app, config, options.serverTimeouts);
+  const server = createFreewayServer(freeway.app, config, options.serverTimeouts, freeway.connectionDropped);
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   const { port } = server.address() as AddressInfo;
