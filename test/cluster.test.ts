@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { request } from 'node:http';
+import { connect } from 'node:net';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
@@ -194,6 +195,39 @@ describe('WORKERS: Freeway on every core (node:cluster)', function () {
     // The first client was the least recently seen of four: the primary let its window go.
     expect(await status('192.0.2.121')).to.equal(404);
     expect(await status('192.0.2.124')).to.equal(429);
+  });
+
+  it('WORKERS=2: MAX_CONNECTIONS holds in each worker; past it connections are closed as they arrive, not parked in the primary', async () => {
+    const cluster = await startCluster({ WORKERS: '2', MAX_CONNECTIONS: '3' });
+    const port = Number(new URL(cluster.url).port);
+    let closedByFreeway = 0;
+    const sockets = Array.from({ length: 12 }, () => {
+      const socket = connect(port, '127.0.0.1');
+      socket.on('error', () => {});
+      // Part of a request, then nothing: each held connection waits for the rest of its headers.
+      socket.once('connect', () => socket.write('GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n'));
+      socket.once('close', () => (closedByFreeway += 1));
+      return socket;
+    });
+    const deadline = Date.now() + 5_000;
+    while (closedByFreeway < 6 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    // At most three per worker are kept (the primary hands them out in turn, so nearly always
+    // six of twelve). Node's own maxConnections would have closed none: the primary offers each
+    // refused connection to a worker again and again.
+    const closed = closedByFreeway;
+    expect(closed).to.be.within(6, 9);
+    expect(sockets.filter((socket) => !socket.destroyed)).to.have.length(12 - closed);
+    await cluster.waitFor(/^MAX_CONNECTIONS \(3\) connections are open/);
+    for (const socket of sockets) socket.destroy();
+    // Room again: the metrics, summed over both workers, count them.
+    const counted = new RegExp(`^freeway_connections_dropped_total ${closed}$`, 'm');
+    let scraped = '';
+    while (!counted.test(scraped) && Date.now() < deadline + 5_000) {
+      scraped = (await fresh(cluster.url, '/metrics')).body;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(scraped).to.match(counted);
   });
 
   it('WORKERS=2: a 429 one worker saw makes every worker report and skip that key', async () => {

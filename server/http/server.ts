@@ -1,4 +1,6 @@
+import cluster from 'node:cluster';
 import { createServer, STATUS_CODES, type RequestListener, type Server, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { Config } from '../config.ts';
 import { errorBody } from './errors.ts';
@@ -66,12 +68,33 @@ function answerClientError() {
 }
 
 /**
- * Freeway's HTTP server, the same for `npm start` and the tests: timeouts,
- * parser errors and the connection cap included. Past MAX_CONNECTIONS open
- * connections, Node closes each new one as it arrives, before reading a byte
- * (as nginx does past worker_connections): a connection costs 10 to 14 KB
- * even idle, and a caller could otherwise open as many as the file limit allows.
+ * Past `max` open connections, each new one is closed as it arrives, before a
+ * byte is read (as nginx does past worker_connections): a connection costs 10
+ * to 14 KB even idle, and a caller could otherwise open as many as the file
+ * limit allows. Alone, Node's own maxConnections does it before making a socket
+ * of it. A cluster worker must not use that: it hands the connection back to the
+ * primary, which offers it to a worker again at once, for ever, at full CPU,
+ * holding every connection past the cap. A worker takes it and closes it.
  */
+function capConnections(server: Server, max: number, onDrop: () => void): void {
+  if (!cluster.isWorker) {
+    server.maxConnections = max;
+    server.on('drop', onDrop);
+    return;
+  }
+  let open = 0;
+  server.on('connection', (socket: Socket) => {
+    if (open >= max) {
+      socket.destroy();
+      onDrop();
+      return;
+    }
+    open += 1;
+    socket.once('close', () => (open -= 1));
+  });
+}
+
+/** Freeway's HTTP server, the same for `npm start` and the tests: timeouts, parser errors and the connection cap (MAX_CONNECTIONS) included. */
 export function createFreewayServer(
   app: RequestListener,
   config: Pick<Config, 'bodyTimeoutMs' | 'maxConnections'>,
@@ -88,8 +111,7 @@ export function createFreewayServer(
     app,
   );
   server.keepAliveTimeout = timeouts.keepAliveTimeoutMs;
-  server.maxConnections = config.maxConnections;
-  server.on('drop', onDrop);
+  capConnections(server, config.maxConnections, onDrop);
   server.on('clientError', answerClientError());
   // Node would send `100 Continue` to every Expect: 100-continue request; the body
   // reader sends it only for a body it will read, and refuses the others before upload.
