@@ -13,17 +13,30 @@
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
-import { createServer } from 'node:net';
 import { cpus, totalmem } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { serverNodeFlags } from '../bin/node-flags.mjs';
+import {
+  body,
+  commandExists,
+  cpuTicks,
+  freePort,
+  key,
+  median,
+  model,
+  outDir,
+  peakRssUnderStreams,
+  pinned,
+  pinning,
+  root,
+  rssBytes,
+  ticksPerSecond,
+  waitForHttp,
+  wrkScript,
+} from './bench/harness.ts';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const outDir = join(root, '.bench');
-mkdirSync(outDir, { recursive: true });
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 8);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 2);
@@ -31,52 +44,14 @@ const concurrencies = (process.env.BENCH_CONCURRENCY ?? '1,16,64').split(',').ma
 const streamChunks = 20;
 const proxyCpu = '0';
 const loadCpu = cpus().length > 1 ? '1' : '0';
-const hasTaskset = commandExists('taskset');
 const hasWrk = commandExists('wrk');
-const key = 'csk-benchkey0000000000000000000000';
 /** A V8 young generation of 2 MB semi-spaces: less memory under many streams, some throughput lost. */
 const smallYoungGeneration = '--max-semi-space-size=2';
-const model = 'free:auto';
-
-function commandExists(name: string): boolean {
-  try {
-    execFileSync('sh', ['-c', `command -v ${name}`], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  server.close();
-  return port;
-}
-
-function pinned(cpu: string, command: string, args: string[]): [string, string[]] {
-  return hasTaskset ? ['taskset', ['-c', cpu, command, ...args]] : [command, args];
-}
 
 interface Running {
   readonly proc: ChildProcess;
   readonly pid: number;
   readonly url: string;
-}
-
-async function waitForHttp(url: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    try {
-      await fetch(url, { method: 'GET' });
-      return;
-    } catch {
-      await new Promise((r) => setTimeout(r, 5));
-    }
-  }
-  throw new Error(`${url} did not come up`);
 }
 
 async function startNode(cpu: string, script: string, env: Record<string, string>, port: number, probePath: string, nodeFlags: readonly string[] = []): Promise<Running> {
@@ -91,23 +66,6 @@ async function startNode(cpu: string, script: string, env: Record<string, string
 async function stop(running: Running): Promise<void> {
   running.proc.kill('SIGTERM');
   await once(running.proc, 'exit');
-}
-
-function cpuTicks(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return Number(fields[11]) + Number(fields[12]);
-}
-
-function rssBytes(pid: number): number {
-  const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return match ? Number(match[1]) * 1024 : 0;
-}
-
-const ticksPerSecond = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim()) || 100;
-
-function body(stream: boolean): string {
-  return JSON.stringify({ model, stream, messages: [{ role: 'user', content: 'Benchmark me, please.' }], max_tokens: 64 });
 }
 
 interface LoadResult {
@@ -125,10 +83,7 @@ function toMs(value: string, unit: string): number {
 
 function runWrk(url: string, stream: boolean, connections: number): LoadResult {
   const script = join(outDir, `post-${stream ? 'stream' : 'json'}.lua`);
-  writeFileSync(
-    script,
-    `wrk.method = "POST"\nwrk.body = '${body(stream)}'\nwrk.headers["Content-Type"] = "application/json"\nwrk.headers["X-Cerebras-Key"] = "${key}"\n`,
-  );
+  writeFileSync(script, wrkScript(stream));
   const [command, args] = pinned(loadCpu, 'wrk', ['-t1', `-c${connections}`, `-d${seconds}s`, '--latency', '-s', script, `${url}/v1/chat/completions`]);
   const out = execFileSync(command, args, { encoding: 'utf8' });
   const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? 0);
@@ -168,12 +123,6 @@ function measure(target: Running, stream: boolean, connections: number): Measure
   return { ...result, cpuUsPerRequest: result.requests > 0 ? (ticks / ticksPerSecond / result.requests) * 1e6 : 0 };
 }
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
-}
-
 /** Time to the first body byte of a stream, sequentially, one connection. */
 async function timeToFirstByte(url: string, count: number): Promise<number[]> {
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
@@ -194,43 +143,6 @@ async function timeToFirstByte(url: string, count: number): Promise<number[]> {
   }
   agent.destroy();
   return times;
-}
-
-/** Opens `count` streams at once against a slow upstream; returns the target's peak RSS. */
-async function peakRssUnderStreams(target: Running, count: number): Promise<{ peak: number; completed: number; failed: number }> {
-  const agent = new Agent({ keepAlive: false, maxSockets: Infinity });
-  let peak = rssBytes(target.pid);
-  const sampler = setInterval(() => (peak = Math.max(peak, rssBytes(target.pid))), 20);
-  const payload = body(true);
-  let completed = 0;
-  let failed = 0;
-  await Promise.all(
-    Array.from(
-      { length: count },
-      () =>
-        new Promise<void>((resolve) => {
-          const req = request(`${target.url}/v1/chat/completions`, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'x-cerebras-key': key } }, (res) => {
-            let text = '';
-            res.setEncoding('utf8');
-            res.on('data', (chunk: string) => (text += chunk));
-            res.on('end', () => {
-              if (res.statusCode === 200 && text.endsWith('data: [DONE]\n\n')) completed += 1;
-              else failed += 1;
-              resolve();
-            });
-          });
-          req.on('error', () => {
-            failed += 1;
-            resolve();
-          });
-          req.end(payload);
-        }),
-    ),
-  );
-  clearInterval(sampler);
-  peak = Math.max(peak, rssBytes(target.pid));
-  agent.destroy();
-  return { peak, completed, failed };
 }
 
 function freewayEnv(port: number, upstream: string): Record<string, string> {
@@ -294,7 +206,7 @@ async function main(): Promise<void> {
   log();
   log(`- date: ${new Date().toISOString()}`);
   log(`- machine: ${cpus().length} x ${cpuModel}, ${mb(totalmem())} MB RAM; Node ${nodeVersion}`);
-  log(`- load generator: ${hasWrk ? 'wrk' : 'autocannon'}; pinning: ${hasTaskset ? `proxy on CPU ${proxyCpu}, mock + load on CPU ${loadCpu}` : 'none (no taskset)'}`);
+  log(`- load generator: ${hasWrk ? 'wrk' : 'autocannon'}; pinning: ${pinning ? `proxy on CPU ${proxyCpu}, mock + load on CPU ${loadCpu}` : 'none (no taskset)'}`);
   log(`- ${seconds} s per run, ${rounds} rounds interleaved (bare, Freeway, ...), medians shown; stream = ${streamChunks} chunks; model ${model}`);
   log();
 

@@ -5,8 +5,7 @@ import { startFreeway, providerPlugins, type RunningFreeway } from './support/fr
 import { faults } from './support/faults.ts';
 import { hello, postChat } from './support/http.ts';
 import { keyHeaders, testKeys } from './support/keys.ts';
-import { freewayBin, repoRoot, waitForHealth } from './support/process.ts';
-import { freePort } from './support/redis.ts';
+import { freePort, freewayBin, repoRoot, waitForHealth } from './support/process.ts';
 import { openAIError, startUpstream, type FakeUpstream } from './support/upstream.ts';
 
 interface Sample {

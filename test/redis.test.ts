@@ -16,7 +16,8 @@ import { providerPlugins, startFreeway, type RunningFreeway } from './support/fr
 import { faults } from './support/faults.ts';
 import { getHealth, hello, postChat } from './support/http.ts';
 import { headerFor, keyHeaders, testKeys } from './support/keys.ts';
-import { freePort, skipWithoutRedis, startRedis, type RunningRedis } from './support/redis.ts';
+import { freePort } from './support/process.ts';
+import { skipWithoutRedis, startRedis, type RunningRedis } from './support/redis.ts';
 import { openAIError, startUpstream, type FakeUpstream, type UpstreamHandler } from './support/upstream.ts';
 
 const secret = 'test-secret-for-key-hashes-0123456789';

@@ -6,8 +6,7 @@ import { delimiter, join } from 'node:path';
 import { faults } from './support/faults.ts';
 import { hello, postChat } from './support/http.ts';
 import { keyHeaders } from './support/keys.ts';
-import { alive, freewayBin, repoRoot, portIsFree, runToExit, waitForHealth } from './support/process.ts';
-import { freePort } from './support/redis.ts';
+import { alive, freePort, freewayBin, portIsFree, repoRoot, runToExit, waitForHealth } from './support/process.ts';
 import { serverNodeFlags } from '../bin/node-flags.mjs';
 import { startUpstream, type FakeUpstream } from './support/upstream.ts';
 

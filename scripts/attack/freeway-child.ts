@@ -7,8 +7,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { freePort } from '../../test/support/process.ts';
 
 export interface FreewayChild {
   readonly url: string;
@@ -30,15 +30,6 @@ export interface FreewayChild {
 
 const thisCheckout = fileURLToPath(new URL('../..', import.meta.url));
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : 0;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 function readRssMb(pid: number): number {
   try {

@@ -18,50 +18,14 @@
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { Agent, request } from 'node:http';
-import { createServer } from 'node:net';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { cpuTicks, freePort, median, outDir, peakRssUnderStreams, pinned, root, ticksPerSecond, waitForHttp, wrkScript } from './harness.ts';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
-const outDir = join(root, '.bench');
-mkdirSync(outDir, { recursive: true });
 const variants = (process.env.YG_VARIANTS ?? 'default,16,8,4').split(',');
 const rounds = Number(process.env.YG_ROUNDS ?? 4);
 const seconds = Number(process.env.YG_SECONDS ?? 8);
-const key = 'csk-benchkey0000000000000000000000';
-const hasTaskset = (() => {
-  try {
-    execFileSync('sh', ['-c', 'command -v taskset'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
-const pinned = (cpu: string, command: string, args: string[]): [string, string[]] => (hasTaskset ? ['taskset', ['-c', cpu, command, ...args]] : [command, args]);
 const flagsOf = (variant: string): string[] => (variant === 'default' ? [] : [`--max-semi-space-size=${variant}`]);
-
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  server.close();
-  return port;
-}
-
-async function waitForHttp(url: string): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (Date.now() < deadline) {
-    try {
-      await (await fetch(url)).arrayBuffer();
-      return;
-    } catch {
-      await new Promise((r) => setTimeout(r, 10));
-    }
-  }
-  throw new Error(`${url} did not come up`);
-}
 
 interface Running {
   readonly proc: ChildProcess;
@@ -103,17 +67,9 @@ async function stop(running: Running): Promise<void> {
   await once(running.proc, 'exit');
 }
 
-const cpuTicks = (pid: number): number => {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return Number(fields[11]) + Number(fields[12]);
-};
-const rssMb = (pid: number): number => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
-const ticksPerSecond = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim()) || 100;
-const body = (stream: boolean): string => JSON.stringify({ model: 'free:auto', stream, messages: [{ role: 'user', content: 'Benchmark me, please.' }], max_tokens: 64 });
-
 async function wrk(target: Running, stream: boolean, connections: number): Promise<{ rps: number; cpuUs: number; gcUs: number; errors: number }> {
   const script = join(outDir, `yg-${stream ? 'stream' : 'json'}.lua`);
-  writeFileSync(script, `wrk.method = "POST"\nwrk.body = '${body(stream)}'\nwrk.headers["Content-Type"] = "application/json"\nwrk.headers["X-Cerebras-Key"] = "${key}"\n`);
+  writeFileSync(script, wrkScript(stream));
   const pid = target.proc.pid as number;
   const before = cpuTicks(pid);
   const gcBefore = target.gcMs();
@@ -132,43 +88,6 @@ async function wrk(target: Running, stream: boolean, connections: number): Promi
     errors,
   };
 }
-
-/** 1000 streams at once against a slow upstream (20 chunks 50 ms apart); peak RSS in MB. */
-async function peakUnderStreams(target: Running): Promise<{ peak: number; completed: number }> {
-  const pid = target.proc.pid as number;
-  const agent = new Agent({ keepAlive: false, maxSockets: Infinity });
-  let peak = rssMb(pid);
-  const sampler = setInterval(() => (peak = Math.max(peak, rssMb(pid))), 20);
-  let completed = 0;
-  await Promise.all(
-    Array.from(
-      { length: 1000 },
-      () =>
-        new Promise<void>((resolve) => {
-          const req = request(`${target.url}/v1/chat/completions`, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'x-cerebras-key': key } }, (res) => {
-            let text = '';
-            res.setEncoding('utf8');
-            res.on('data', (chunk: string) => (text += chunk));
-            res.on('end', () => {
-              if (res.statusCode === 200 && text.endsWith('data: [DONE]\n\n')) completed += 1;
-              resolve();
-            });
-          });
-          req.on('error', () => resolve());
-          req.end(body(true));
-        }),
-    ),
-  );
-  clearInterval(sampler);
-  agent.destroy();
-  return { peak: Math.max(peak, rssMb(pid)), completed };
-}
-
-const median = (values: number[]): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-};
 
 async function main(): Promise<void> {
   execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(root, 'tsconfig.build.json')], { stdio: 'inherit' });
@@ -213,7 +132,8 @@ async function main(): Promise<void> {
   const peaks = new Map<string, { peak: number; completed: number }>();
   for (const variant of variants) {
     const server = await startFreeway(variant, slow.url);
-    peaks.set(variant, await peakUnderStreams(server));
+    const { peak, completed } = await peakRssUnderStreams({ pid: server.proc.pid as number, url: server.url }, 1000);
+    peaks.set(variant, { peak: peak / 1024 / 1024, completed });
     await stop(server);
   }
   await stop(slow);

@@ -7,6 +7,17 @@ import { fileURLToPath } from 'node:url';
 export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 export const freewayBin = fileURLToPath(new URL('../../bin/freeway.mjs', import.meta.url));
 
+/** A port on 127.0.0.1 that nothing listens on now. */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
 export interface Finished {
   readonly code: number | null;
   readonly signal: NodeJS.Signals | null;

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { freePort } from './process.ts';
 
 /** The redis-server binary (Debian's `redis-server` package), when this machine has one. */
 export const redisServerBinary = ['/usr/bin/redis-server', '/usr/local/bin/redis-server'].find((path) => existsSync(path));
@@ -15,16 +15,6 @@ export function skipWithoutRedis(context: Mocha.Context): void {
   if (!told) process.stdout.write(`      skipping the Redis tests: ${noRedisReason}\n`);
   told = true;
   context.skip();
-}
-
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : 0;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 export interface RunningRedis {
