@@ -4,12 +4,13 @@
  * Each test checks what the upstream received and what the caller got back.
  */
 import { expect } from 'chai';
-import OpenAI, { APIError, AuthenticationError, BadRequestError } from 'openai';
+import OpenAI, { AuthenticationError, BadRequestError } from 'openai';
 import type { ChatCompletionChunk, ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
-import { startFreeway, type RunningFreeway } from './support/freeway.ts';
+import type { RunningFreeway } from './support/freeway.ts';
 import { postChat, sseEvents } from './support/http.ts';
 import { keyHeaders } from './support/keys.ts';
-import { geminiSSE, openAISSE, openAIText, openAIToolCall, startUpstream, usage, type FakeUpstream, type SeenRequest } from './support/upstream.ts';
+import { freewayOverOneUpstream, openaiClient, rejection } from './support/suite.ts';
+import { geminiSSE, openAISSE, openAIText, openAIToolCall, usage, type FakeUpstream, type SeenRequest } from './support/upstream.ts';
 
 const CEREBRAS = 'cerebras/llama-3.3-70b';
 const GROQ = 'groq/llama-3.3-70b-versatile';
@@ -30,39 +31,18 @@ async function chunksOf(stream: AsyncIterable<ChatCompletionChunk>): Promise<Cha
   return chunks;
 }
 
-/** Runs `call`, which must fail, and returns the SDK's error. */
-async function rejection(call: () => Promise<unknown>): Promise<APIError> {
-  try {
-    await call();
-  } catch (error) {
-    expect(error).to.be.instanceOf(APIError);
-    return error as APIError;
-  }
-  throw new Error('expected the call to fail');
-}
-
 describe('chat completions: parallel_tool_calls, legacy functions, PDFs, logprobs', function () {
   let upstream: FakeUpstream;
   let freeway: RunningFreeway;
   let openai: OpenAI;
   const keys = keyHeaders('cerebras', 'groq', 'google', 'mistral', 'cohere');
 
-  before(async function () {
-    upstream = await startUpstream();
-    const env: Record<string, string> = {};
-    for (const id of ['CEREBRAS', 'GROQ', 'GOOGLE', 'MISTRAL', 'COHERE']) env[`${id}_BASE_URL`] = upstream.url;
-    freeway = await startFreeway({ env });
-    openai = new OpenAI({ baseURL: `${freeway.url}/v1`, apiKey: 'unused', defaultHeaders: keys, maxRetries: 0, timeout: 5000 });
-  });
-
-  after(async function () {
-    await freeway.close();
-    await upstream.close();
-  });
-
-  beforeEach(function () {
-    upstream.requests.length = 0;
-    upstream.handle((req, res) => (req.path.startsWith('/models/') ? geminiSSE(res, 'Hello there') : openAIText(res, 'Hello there', req)));
+  const suite = freewayOverOneUpstream(['cerebras', 'groq', 'google', 'mistral', 'cohere'], (req, res) =>
+    req.path.startsWith('/models/') ? geminiSSE(res, 'Hello there') : openAIText(res, 'Hello there', req),
+  );
+  before(function () {
+    ({ upstream, freeway } = suite);
+    openai = openaiClient(freeway, keys);
   });
 
   const sentBody = (): Record<string, unknown> => {

@@ -13,7 +13,7 @@ import { loadConfig } from '../server/config.ts';
 import { checkStream, errorSchema, parseEvents } from './support/anthropic-events.ts';
 import { faults } from './support/faults.ts';
 import { providerPlugins, startFreeway, type RunningFreeway } from './support/freeway.ts';
-import { getHealth } from './support/http.ts';
+import { getHealth, readAnswer } from './support/http.ts';
 import { keyHeaders, testKeys } from './support/keys.ts';
 import { startUpstream, type FakeUpstream } from './support/upstream.ts';
 
@@ -46,14 +46,7 @@ async function call(url: string, method: string, path: string, body?: unknown, h
     headers: { 'content-type': 'application/json', 'anthropic-version': '2023-06-01', 'x-api-key': 'sk-ant-placeholder', ...headers },
     body: body === undefined ? undefined : typeof body === 'string' || body instanceof Uint8Array ? body : JSON.stringify(body),
   });
-  const text = await res.text();
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  return { status: res.status, headers: res.headers, text, json };
+  return readAnswer(res);
 }
 
 /** Asserts an Anthropic error answer: status, the body's exact shape, its type and message. */

@@ -14,7 +14,9 @@ import { expect } from 'chai';
 import { z } from 'zod';
 import { checkStream, messageSchema } from './support/anthropic-events.ts';
 import { startFreeway, type RunningFreeway } from './support/freeway.ts';
+import { readAnswer } from './support/http.ts';
 import { keyHeaders, testKeys } from './support/keys.ts';
+import { freewayOverOneUpstream } from './support/suite.ts';
 import { geminiSSE, openAISSE, openAIText, openAIToolCall, startUpstream, usage, type FakeUpstream, type SeenRequest } from './support/upstream.ts';
 
 const weatherTool: Tool = {
@@ -32,14 +34,7 @@ async function post(url: string, path: string, body: unknown, headers: Record<st
     headers: { 'content-type': 'application/json', 'anthropic-version': '2023-06-01', ...headers },
     body: typeof body === 'string' ? body : JSON.stringify(body),
   });
-  const text = await res.text();
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  return { status: res.status, headers: res.headers, text, json };
+  return readAnswer(res);
 }
 
 /** An upstream answer that reasons first (`reasoning_content`, as DeepSeek and Cerebras send it), then answers. */
@@ -77,24 +72,13 @@ describe('Messages API (POST /v1/messages)', function () {
   let freeway: RunningFreeway;
   let anthropic: Anthropic;
 
-  before(async function () {
-    upstream = await startUpstream();
-    freeway = await startFreeway({
-      env: { CEREBRAS_BASE_URL: upstream.url, OPENROUTER_BASE_URL: upstream.url, MISTRAL_BASE_URL: upstream.url },
-    });
+  const suite = freewayOverOneUpstream(['cerebras', 'openrouter', 'mistral']);
+  before(function () {
+    ({ upstream, freeway } = suite);
     // No retries: an error must reach the test once. The SDK's api key is a placeholder Freeway ignores.
     anthropic = new Anthropic({ baseURL: freeway.url, apiKey: 'sk-ant-placeholder', defaultHeaders: keyHeaders('cerebras'), maxRetries: 0, timeout: 5000 });
   });
 
-  after(async function () {
-    await freeway.close();
-    await upstream.close();
-  });
-
-  beforeEach(function () {
-    upstream.requests.length = 0;
-    upstream.handle((req, res) => openAIText(res, 'Hello there friend', req));
-  });
 
   describe('@anthropic-ai/sdk messages.create', function () {
     it('answers a Claude model name with a message object echoing it, routed by ANTHROPIC_MODEL_MAP', async function () {

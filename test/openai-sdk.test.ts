@@ -9,7 +9,8 @@ import OpenAI, { APIError, AuthenticationError, BadRequestError, InternalServerE
 import type { ChatCompletionChunk, ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
 import { startFreeway, type RunningFreeway } from './support/freeway.ts';
 import { keyHeaders, testKeys } from './support/keys.ts';
-import { openAIError, openAISSE, openAIText, openAIToolCall, startUpstream, usage, type FakeUpstream, type SeenRequest } from './support/upstream.ts';
+import { freewayOverOneUpstream, openaiClient, rejection } from './support/suite.ts';
+import { openAIError, openAISSE, openAIText, openAIToolCall, usage, type FakeUpstream, type SeenRequest } from './support/upstream.ts';
 
 const ALIASES = ['free:auto', 'free:fast', 'free:reasoning', 'free:long-context', 'free:vision', 'free:tool-use'];
 
@@ -22,21 +23,7 @@ const weatherTool: ChatCompletionTool = {
   },
 };
 
-function client(freeway: RunningFreeway, headers: Record<string, string> = keyHeaders('cerebras')): OpenAI {
-  // No retries: a 502 must reach the test once, not three times with back-off.
-  return new OpenAI({ baseURL: `${freeway.url}/v1`, apiKey: 'placeholder', defaultHeaders: headers, maxRetries: 0, timeout: 5000 });
-}
-
-/** Runs `call`, which must fail, and returns the SDK's error. */
-async function rejection(call: () => Promise<unknown>): Promise<APIError> {
-  try {
-    await call();
-  } catch (error) {
-    expect(error).to.be.instanceOf(APIError);
-    return error as APIError;
-  }
-  throw new Error('expected the call to fail');
-}
+const client = (freeway: RunningFreeway, headers: Record<string, string> = keyHeaders('cerebras')): OpenAI => openaiClient(freeway, headers);
 
 const lastMessage = (req: SeenRequest): Record<string, unknown> | undefined => {
   const messages = req.body?.messages as Array<Record<string, unknown>> | undefined;
@@ -48,20 +35,10 @@ describe('openai SDK against Freeway', function () {
   let freeway: RunningFreeway;
   let openai: OpenAI;
 
-  before(async function () {
-    upstream = await startUpstream();
-    freeway = await startFreeway({ env: { CEREBRAS_BASE_URL: upstream.url, MISTRAL_BASE_URL: upstream.url } });
+  const suite = freewayOverOneUpstream(['cerebras', 'mistral']);
+  before(function () {
+    ({ upstream, freeway } = suite);
     openai = client(freeway);
-  });
-
-  after(async function () {
-    await freeway.close();
-    await upstream.close();
-  });
-
-  beforeEach(function () {
-    upstream.requests.length = 0;
-    upstream.handle((req, res) => openAIText(res, 'Hello there friend', req));
   });
 
   describe('chat.completions.create', function () {

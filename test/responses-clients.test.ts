@@ -10,9 +10,10 @@ import { generateText, Output, stepCountIs, streamText, tool } from 'ai';
 import { expect } from 'chai';
 import OpenAI from 'openai';
 import { z } from 'zod';
-import { startFreeway, type RunningFreeway } from './support/freeway.ts';
+import type { RunningFreeway } from './support/freeway.ts';
 import { keyHeaders } from './support/keys.ts';
-import { openAISSE, openAIText, openAIToolCall, startUpstream, usage, type FakeUpstream, type SeenRequest, type UpstreamHandler } from './support/upstream.ts';
+import { freewayOverOneUpstream } from './support/suite.ts';
+import { openAISSE, openAIText, openAIToolCall, usage, type FakeUpstream, type SeenRequest, type UpstreamHandler } from './support/upstream.ts';
 
 type Message = { role: string; content: unknown; tool_calls?: unknown; tool_call_id?: string };
 const messagesOf = (request: SeenRequest | undefined): Message[] => (request?.body?.messages ?? []) as Message[];
@@ -29,19 +30,9 @@ describe('POST /v1/responses with the AI SDK and @openai/agents', function () {
   let upstream: FakeUpstream;
   let freeway: RunningFreeway;
 
-  before(async function () {
-    upstream = await startUpstream();
-    freeway = await startFreeway({ env: { CEREBRAS_BASE_URL: upstream.url } });
-  });
-
-  after(async function () {
-    await freeway.close();
-    await upstream.close();
-  });
-
-  beforeEach(function () {
-    upstream.requests.length = 0;
-    upstream.handle((req, res) => openAIText(res, 'Hello there friend', req));
+  const suite = freewayOverOneUpstream(['cerebras']);
+  before(function () {
+    ({ upstream, freeway } = suite);
   });
 
   describe("AI SDK: createOpenAI's default model (Responses API)", function () {

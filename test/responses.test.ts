@@ -5,12 +5,13 @@
  * where the SDK hides it, and on what the upstream was sent.
  */
 import { expect } from 'chai';
-import OpenAI, { APIError } from 'openai';
+import OpenAI from 'openai';
 import { zodTextFormat } from 'openai/helpers/zod';
 import type { FunctionTool, ResponseInputItem, ResponseStreamEvent } from 'openai/resources/responses/responses';
 import { z } from 'zod';
 import { startFreeway, type RunningFreeway } from './support/freeway.ts';
 import { keyHeaders, testKeys } from './support/keys.ts';
+import { freewayOverOneUpstream, openaiClient, rejection } from './support/suite.ts';
 import { checkAgainstSDKTypes, postResponses, responseEvents } from './support/responses.ts';
 import { geminiSSE, openAIError, openAISSE, openAIText, openAIToolCall, startUpstream, usage, type FakeUpstream, type SeenRequest } from './support/upstream.ts';
 
@@ -24,19 +25,7 @@ const weatherTool: FunctionTool = {
 
 const chunk = (delta: Record<string, unknown>, finish: string | null = null) => ({ choices: [{ index: 0, delta, finish_reason: finish }] });
 
-function client(freeway: RunningFreeway, headers: Record<string, string> = keyHeaders('cerebras')): OpenAI {
-  return new OpenAI({ baseURL: `${freeway.url}/v1`, apiKey: 'placeholder', defaultHeaders: headers, maxRetries: 0, timeout: 5000 });
-}
-
-async function rejection(call: () => Promise<unknown>): Promise<APIError> {
-  try {
-    await call();
-  } catch (error) {
-    expect(error).to.be.instanceOf(APIError);
-    return error as APIError;
-  }
-  throw new Error('expected the call to fail');
-}
+const client = (freeway: RunningFreeway, headers: Record<string, string> = keyHeaders('cerebras')): OpenAI => openaiClient(freeway, headers);
 
 const seen = (upstream: FakeUpstream, index = 0): SeenRequest => {
   const request = upstream.requests[index];
@@ -49,20 +38,10 @@ describe('POST /v1/responses with the openai SDK', function () {
   let freeway: RunningFreeway;
   let openai: OpenAI;
 
-  before(async function () {
-    upstream = await startUpstream();
-    freeway = await startFreeway({ env: { CEREBRAS_BASE_URL: upstream.url, MISTRAL_BASE_URL: upstream.url, GROQ_BASE_URL: upstream.url, OPENROUTER_BASE_URL: upstream.url } });
+  const suite = freewayOverOneUpstream(['cerebras', 'mistral', 'groq', 'openrouter']);
+  before(function () {
+    ({ upstream, freeway } = suite);
     openai = client(freeway);
-  });
-
-  after(async function () {
-    await freeway.close();
-    await upstream.close();
-  });
-
-  beforeEach(function () {
-    upstream.requests.length = 0;
-    upstream.handle((req, res) => openAIText(res, 'Hello there friend', req));
   });
 
   describe('responses.create', function () {

@@ -16,6 +16,11 @@ export async function postChat(baseURL: string, body: unknown, headers: Record<s
     headers: { 'content-type': 'application/json', ...headers },
     body: JSON.stringify(body),
   });
+  return { ...(await readAnswer(res)), ms: performance.now() - started };
+}
+
+/** A response's status, headers, text and, when the text is JSON, its value. */
+export async function readAnswer(res: Response): Promise<{ status: number; headers: Headers; text: string; json: any }> {
   const text = await res.text();
   let json: unknown;
   try {
@@ -23,7 +28,7 @@ export async function postChat(baseURL: string, body: unknown, headers: Record<s
   } catch {
     json = undefined;
   }
-  return { status: res.status, headers: res.headers, json, text, ms: performance.now() - started };
+  return { status: res.status, headers: res.headers, text, json };
 }
 
 /** The JSON payloads of an SSE body's `data:` events; `[DONE]` stays a string. */
