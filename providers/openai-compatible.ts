@@ -1,6 +1,6 @@
 import type { OpenAICompatibleProviderSettings } from '@ai-sdk/openai-compatible';
 import type { JSONObject, JSONValue, LanguageModelV4 } from '@ai-sdk/provider';
-import type { ModelFactoryOptions, RequestExtras } from './types.ts';
+import type { ListedModel, ModelFactoryOptions, ModelListing, RequestExtras } from './types.ts';
 
 /** Per-provider departures from the OpenAI wire format, for providers whose "compatible" API differs. */
 export type OpenAICompatibleQuirks = Pick<OpenAICompatibleProviderSettings, 'includeUsage' | 'transformRequestBody' | 'supportsStructuredOutputs'>;
@@ -60,4 +60,42 @@ export function tokenLogprobs(raw: unknown): TokenLogprob[] | undefined {
   const logprobs = (choices[0] as { logprobs?: { content?: JSONValue } } | undefined)?.logprobs;
   const content = logprobs?.content;
   return Array.isArray(content) && content.length > 0 ? (content as TokenLogprob[]) : undefined;
+}
+
+/**
+ * What a model id says of its kind, for listings that do not say it themselves:
+ * speech, embedding, moderation, rerank and image models are never routed as chat.
+ * A plugin whose listing reports the kind (or that knows better) decides first.
+ */
+export function kindFromId(id: string): ListedModel['kind'] {
+  const name = id.toLowerCase();
+  if (/whisper|transcri|(^|[/-])stt([/-]|$)|speech-to-text/.test(name)) return 'transcription';
+  if (/embed|(^|[/-])(bge|e5|gte)[-/]|nv-embed|retriev/.test(name)) return 'embedding';
+  if (/(^|[/-])tts|text-to-speech|playai|orpheus|guard|moderat|rerank|flux|stable-diffusion|sdxl|dall-e|imagen|image-gen|(^|[/-])ocr([/-]|$)/.test(name)) return 'other';
+  return 'chat';
+}
+
+/** One entry of an OpenAI-format model list (`data[]`), as far as every such API has it. */
+export type OpenAIModelEntry = Readonly<Record<string, unknown>> & { readonly id: string };
+
+/**
+ * OpenAI's `GET {baseURL}/models` listing: `{"object": "list", "data": [{"id": ...}]}`.
+ * `describe` turns one entry into what Freeway knows of it, or undefined to leave it out.
+ */
+export function openAIModelListing(source: string, describe: (entry: OpenAIModelEntry) => ListedModel | undefined): ModelListing {
+  return {
+    source,
+    url: (baseURL) => `${baseURL}/models`,
+    read(body) {
+      const data = body !== null && typeof body === 'object' ? (body as { data?: unknown }).data : undefined;
+      if (!Array.isArray(data)) throw new Error('not a model list: no data array');
+      const models: ListedModel[] = [];
+      for (const entry of data) {
+        if (entry === null || typeof entry !== 'object' || typeof (entry as { id?: unknown }).id !== 'string') continue;
+        const model = describe(entry as OpenAIModelEntry);
+        if (model) models.push(model);
+      }
+      return { models };
+    },
+  };
 }

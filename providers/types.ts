@@ -7,14 +7,44 @@ import type { JSONObject, LanguageModelV4 } from '@ai-sdk/provider';
  */
 export type Capability = 'fast' | 'reasoning' | 'long-context' | 'vision' | 'tool-use' | 'pdf';
 
+/**
+ * What calls a model takes. Chat models serve the three chat APIs; an embedding
+ * model only `/v1/embeddings`, a transcription model only `/v1/audio/transcriptions`.
+ * A request never goes to a model of another kind.
+ */
+export type ModelKind = 'chat' | 'embedding' | 'transcription';
+
+/** How a provider's own pages describe what a free key gets. */
+export type Tier = 'free' | 'free with limits' | 'trial credit' | 'paid only';
+
+/** A provider's tier, with the page that says so and the day it was read. */
+export interface TierInfo {
+  readonly tier: Tier;
+  /** The provider's page (or a public thread quoting it) that states the tier. */
+  readonly source: string;
+  /** The day the source was read, `YYYY-MM-DD`. */
+  readonly checked: string;
+}
+
+/** When and where a provider said a model was retired. */
+export interface Retirement {
+  /** `YYYY-MM-DD`. */
+  readonly date: string;
+  readonly source: string;
+}
+
 export interface ModelSpec {
   /** The provider's own model id; may contain `/`, `@` and `:`. */
   readonly id: string;
   readonly capabilities: readonly Capability[];
   /** Context window in tokens. */
   readonly contextWindow: number;
+  /** `chat` when absent. */
+  readonly kind?: ModelKind;
   /** Still listed and pinnable, never picked by an alias. */
   readonly deprecated?: boolean;
+  /** With `deprecated`: when and where the provider retired the model. */
+  readonly retired?: Retirement;
   /**
    * Takes the AI SDK's `reasoning` call option (an effort level), which the
    * provider's SDK turns into its own setting. Freeway sends it only to these
@@ -55,6 +85,7 @@ export interface QuotaSnapshot {
 /** What an upstream error means for routing and health. */
 export type UpstreamErrorKind =
   | 'rate_limited' // the key is out of its free tier for now: fail over, skip the key until its reset
+  | 'no_credit' // 402, or a documented "trial / credit exhausted": the key has no credit left; skip it for NO_CREDIT_WAIT_MS
   | 'invalid_key' // the key is wrong, revoked or not allowed: fail over, skip the key for a while
   | 'server' // the provider is failing: fail over, count towards `down`
   | 'model_unavailable' // the provider does not serve this model (any more): try another model
@@ -121,6 +152,66 @@ export interface WireFixture {
   readonly streamUsage?: 'usage' | 'x_groq';
 }
 
+/** One model of a provider's own model listing, as a plugin reads it. */
+export interface ListedModel {
+  /** The provider's own model id, as chat calls take it. */
+  readonly id: string;
+  /**
+   * `other` for what Freeway never routes (speech output, moderation, rerank, image
+   * generation, ...), whether the listing says so or the plugin's rules recognise it.
+   */
+  readonly kind: ModelKind | 'other';
+  /**
+   * Free on a free key, as the listing shows (zero prices, a `:free` id) or the plugin's
+   * documented rules say (a free plan that serves every listed model). Only free models
+   * the plugin does not curate join aliases; others are listed and pinnable.
+   */
+  readonly free: boolean;
+  /** Context window in tokens, where the listing reports it. */
+  readonly contextWindow?: number;
+  /** Where the listing reports them (tools, image input, reasoning); absent: only `free:auto`. */
+  readonly capabilities?: readonly Capability[];
+  /** The most output tokens per answer, where the listing reports it. */
+  readonly maxOutputTokens?: number;
+}
+
+/** One page of a listing answer as the plugin read it. */
+export interface ListingPage {
+  readonly models: readonly ListedModel[];
+  /** The token of the next page, when the provider pages its listing. */
+  readonly next?: string;
+}
+
+/**
+ * How to ask a provider which models a key can use, from its documented API.
+ * Each call is authenticated with `authHeaders(key)`.
+ */
+export interface ModelListing {
+  /** The documentation of the listing endpoint. */
+  readonly source: string;
+  /** The URL of one page of the listing (the first when `page` is absent). */
+  readonly url: (baseURL: string, key: string, page?: string) => string;
+  /** Reads one page; throws when the body is not the documented shape. */
+  readonly read: (body: unknown) => ListingPage;
+}
+
+/** A documented call that needs a valid key and costs no chat quota, for checking keys. */
+export interface KeyCheck {
+  readonly source: string;
+  /** Its URL; authenticated with `authHeaders(key)`. */
+  readonly url: (baseURL: string, key: string) => string;
+}
+
+/** A recorded listing answer, for the tests that play the provider. */
+export interface ListingFixture {
+  /** Where the answer's shape comes from: the documentation page, or an issue that quotes one. */
+  readonly source: string;
+  /** The first page as the provider sends it. */
+  readonly body: unknown;
+  /** What the plugin must read from it: ids in listing order, with their kind and whether free. */
+  readonly expected: ReadonlyArray<Pick<ListedModel, 'id' | 'kind' | 'free'>>;
+}
+
 /** What a plugin's tests need, in `providers/<id>/fixtures.ts` (default export); not part of the build. */
 export interface ProviderFixtures {
   /**
@@ -132,6 +223,8 @@ export interface ProviderFixtures {
   readonly wire?: WireFixture;
   /** The provider's documented error answers and what Freeway must make of each. */
   readonly errors: readonly ErrorFixture[];
+  /** The documented answer of its model listing, when the plugin declares `listing`. */
+  readonly listing?: ListingFixture;
 }
 
 /** The moment error fixtures are played at: Thursday 15 January 2026, 20:00 UTC (12:00 in California). */
@@ -169,9 +262,22 @@ export interface ProviderPlugin {
    */
   readonly keyPatterns: readonly RegExp[];
   readonly baseURL: string;
+  /** Where a person gets a key (the provider's console). */
+  readonly keyUrl: string;
+  /** What a free key gets, with its source. */
+  readonly tier: TierInfo;
   /** Alias order among providers of equal health: lower goes first. */
   readonly priority: number;
+  /**
+   * The curated models: what `GET /v1/models` shows without keys, and what a key is
+   * assumed to serve until its live listing says otherwise. Each list carries, in a
+   * comment, the page it was checked against and the day.
+   */
   readonly models: readonly ModelSpec[];
+  /** How to list the models a key can use now; absent: the curated list is all Freeway knows. */
+  readonly listing?: ModelListing;
+  /** How to check a key without spending chat quota; absent: the listing's first page. */
+  readonly keyCheck?: KeyCheck;
   /**
    * Checks the shape of a key header value. Returns a message for the caller
    * (which never repeats the value) when it cannot be used, else undefined.

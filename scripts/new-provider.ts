@@ -62,6 +62,9 @@ const ${variable}: ProviderPlugin = {
   // ${name}'s key format, so that a key an upstream echoes back is redacted. It must not match any model id.
   keyPatterns: [/${id}_[A-Za-z0-9]{24,}/],
   baseURL: 'https://api.${id}.example/v1',
+  // Where a person gets a key, and what a free key gets, with the page that says so and the day you read it.
+  keyUrl: 'https://${id}.example/keys',
+  tier: { tier: 'free with limits', source: 'https://${id}.example/docs/rate-limits', checked: '2026-01-01' },
   priority: ${priority},
   models: [{ id: '${id}-chat', capabilities: ['fast', 'tool-use'], contextWindow: 32768 }],
   authHeaders: bearerAuth,

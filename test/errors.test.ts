@@ -472,6 +472,8 @@ describe('errors over HTTP: upstream failures', () => {
   it('a plugin that throws before anything is sent is our bug: a 500, not a crash and not the provider\'s failure', async () => {
     const plugin: ProviderPlugin = {
       id: 'broken',
+      keyUrl: 'https://example.com/keys',
+      tier: { tier: 'free', source: 'https://example.com/pricing', checked: '2026-11-25' },
       name: 'Broken',
       header: 'X-Broken-Key',
       keyPatterns: [],

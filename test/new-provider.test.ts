@@ -68,6 +68,8 @@ import type { ProviderPlugin } from '../types.ts';
 
 const zeta: ProviderPlugin = {
   id: 'zeta',
+  keyUrl: 'https://example.com/keys',
+  tier: { tier: 'free', source: 'https://example.com/pricing', checked: '2026-11-25' },
   name: 'Zeta Inference',
   header: 'X-Zeta-Key',
   keyPatterns: [/zk-live-[A-Za-z0-9]{20,}/],

@@ -9,6 +9,9 @@ const cerebras: ProviderPlugin = {
   header: 'X-Cerebras-Key',
   keyPatterns: [/csk-[A-Za-z0-9]+/],
   baseURL: 'https://api.cerebras.ai/v1',
+  keyUrl: 'https://cloud.cerebras.ai',
+  // Preliminary: to be checked against the source page.
+  tier: { tier: 'free with limits', source: 'https://inference-docs.cerebras.ai/support/rate-limits', checked: '2026-11-25' },
   priority: 20,
   models: [
     { id: 'llama-3.3-70b', capabilities: ['fast', 'tool-use', 'long-context'], contextWindow: 131072 },

@@ -35,6 +35,9 @@ const cloudflare: ProviderPlugin = {
   header: 'X-Cloudflare-Key',
   keyPatterns: [/\bCF[A-Za-z0-9_-]{8,}/],
   baseURL: 'https://api.cloudflare.com/client/v4',
+  keyUrl: 'https://dash.cloudflare.com/profile/api-tokens',
+  // Preliminary: to be checked against the source page.
+  tier: { tier: 'free with limits', source: 'https://developers.cloudflare.com/workers-ai/platform/pricing/', checked: '2026-11-25' },
   priority: 70,
   models: [
     { id: '@cf/meta/llama-3.3-70b-instruct-fp8-fast', capabilities: ['fast', 'tool-use'], contextWindow: 24000 },

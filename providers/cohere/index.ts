@@ -13,6 +13,9 @@ const cohere: ProviderPlugin = {
   header: 'X-Cohere-Key',
   keyPatterns: [],
   baseURL: 'https://api.cohere.ai/compatibility/v1',
+  keyUrl: 'https://dashboard.cohere.com/api-keys',
+  // Preliminary: to be checked against the source page.
+  tier: { tier: 'free with limits', source: 'https://docs.cohere.com/docs/rate-limits', checked: '2026-11-25' },
   priority: 130,
   models: [
     { id: 'command-a-plus-05-2026', capabilities: ['tool-use', 'long-context'], contextWindow: 131072 },

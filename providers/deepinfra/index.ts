@@ -7,6 +7,9 @@ const deepinfra: ProviderPlugin = {
   header: 'X-Deepinfra-Key',
   keyPatterns: [],
   baseURL: 'https://api.deepinfra.com/v1/openai',
+  keyUrl: 'https://deepinfra.com/dash/api_keys',
+  // Preliminary: to be checked against the source page.
+  tier: { tier: 'paid only', source: 'https://deepinfra.com/pricing', checked: '2026-11-25' },
   priority: 110,
   models: [
     { id: 'meta-llama/Meta-Llama-3.3-70B-Instruct', capabilities: ['fast', 'tool-use', 'long-context'], contextWindow: 131072 },

@@ -7,6 +7,9 @@ const deepseek: ProviderPlugin = {
   header: 'X-Deepseek-Key',
   keyPatterns: [],
   baseURL: 'https://api.deepseek.com/v1',
+  keyUrl: 'https://platform.deepseek.com/api_keys',
+  // Preliminary: to be checked against the source page.
+  tier: { tier: 'paid only', source: 'https://api-docs.deepseek.com/quick_start/pricing', checked: '2026-11-25' },
   priority: 120,
   models: [
     { id: 'deepseek-chat', capabilities: ['fast', 'tool-use', 'long-context'], contextWindow: 131072, deprecated: true },

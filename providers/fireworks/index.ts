@@ -7,6 +7,9 @@ const fireworks: ProviderPlugin = {
   header: 'X-Fireworks-Key',
   keyPatterns: [/fw_[A-Za-z0-9]+/],
   baseURL: 'https://api.fireworks.ai/inference/v1',
+  keyUrl: 'https://fireworks.ai/account/api-keys',
+  // Preliminary: to be checked against the source page.
+  tier: { tier: 'trial credit', source: 'https://docs.fireworks.ai/guides/quotas_usage/rate-limits', checked: '2026-11-25' },
   priority: 100,
   models: [
     { id: 'accounts/fireworks/models/llama-v3p3-70b-instruct', capabilities: ['fast', 'tool-use', 'long-context'], contextWindow: 131072 },

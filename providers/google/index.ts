@@ -7,6 +7,9 @@ const google: ProviderPlugin = {
   header: 'X-Google-Key',
   keyPatterns: [/AIza[A-Za-z0-9_-]+/],
   baseURL: 'https://generativelanguage.googleapis.com/v1beta',
+  keyUrl: 'https://aistudio.google.com/apikey',
+  // Preliminary: to be checked against the source page.
+  tier: { tier: 'free with limits', source: 'https://ai.google.dev/gemini-api/docs/rate-limits', checked: '2026-11-25' },
   priority: 30,
   models: [
     { id: 'gemini-2.5-flash', capabilities: ['fast', 'vision', 'tool-use', 'long-context', 'pdf'], contextWindow: 1048576, reasoningEffort: true },

@@ -9,6 +9,9 @@ const groq: ProviderPlugin = {
   header: 'X-Groq-Key',
   keyPatterns: [/gsk_[A-Za-z0-9]+/],
   baseURL: 'https://api.groq.com/openai/v1',
+  keyUrl: 'https://console.groq.com/keys',
+  // Preliminary: to be checked against the source page.
+  tier: { tier: 'free with limits', source: 'https://console.groq.com/docs/rate-limits', checked: '2026-11-25' },
   priority: 10,
   models: [
     { id: 'llama-3.3-70b-versatile', capabilities: ['fast', 'tool-use', 'long-context'], contextWindow: 131072 },

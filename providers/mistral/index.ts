@@ -8,6 +8,9 @@ const mistral: ProviderPlugin = {
   header: 'X-Mistral-Key',
   keyPatterns: [],
   baseURL: 'https://api.mistral.ai/v1',
+  keyUrl: 'https://console.mistral.ai/api-keys',
+  // Preliminary: to be checked against the source page.
+  tier: { tier: 'free with limits', source: 'https://docs.mistral.ai/deployment/laplateforme/tier/', checked: '2026-11-25' },
   priority: 50,
   models: [
     { id: 'mistral-small-latest', capabilities: ['fast', 'tool-use'], contextWindow: 32768 },

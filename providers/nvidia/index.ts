@@ -7,6 +7,9 @@ const nvidia: ProviderPlugin = {
   header: 'X-Nvidia-Key',
   keyPatterns: [/nvapi-[A-Za-z0-9_-]+/],
   baseURL: 'https://integrate.api.nvidia.com/v1',
+  keyUrl: 'https://build.nvidia.com',
+  // Preliminary: to be checked against the source page.
+  tier: { tier: 'free with limits', source: 'https://docs.api.nvidia.com/nim/docs/api-quickstart', checked: '2026-11-25' },
   priority: 80,
   models: [
     { id: 'deepseek-ai/deepseek-v4-pro', capabilities: ['reasoning', 'tool-use', 'long-context'], contextWindow: 131072 },

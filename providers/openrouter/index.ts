@@ -19,6 +19,9 @@ const openrouter: ProviderPlugin = {
   header: 'X-Openrouter-Key',
   keyPatterns: [/sk-or-[A-Za-z0-9_-]+/],
   baseURL: 'https://openrouter.ai/api/v1',
+  keyUrl: 'https://openrouter.ai/settings/keys',
+  // Preliminary: to be checked against the source page.
+  tier: { tier: 'free with limits', source: 'https://openrouter.ai/docs/api-reference/limits', checked: '2026-11-25' },
   priority: 60,
   models: [
     { id: 'nvidia/nemotron-3-ultra-550b-a55b:free', capabilities: ['reasoning', 'tool-use', 'long-context'], contextWindow: 1048576 },

@@ -9,6 +9,9 @@ const sambanova: ProviderPlugin = {
   header: 'X-Sambanova-Key',
   keyPatterns: [],
   baseURL: 'https://api.sambanova.ai/v1',
+  keyUrl: 'https://cloud.sambanova.ai/apis',
+  // Preliminary: to be checked against the source page.
+  tier: { tier: 'trial credit', source: 'https://docs.sambanova.ai/cloud/docs/get-started/rate-limits', checked: '2026-11-25' },
   priority: 40,
   models: [
     { id: 'Meta-Llama-3.3-70B-Instruct', capabilities: ['fast', 'tool-use', 'long-context'], contextWindow: 131072 },

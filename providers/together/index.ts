@@ -9,6 +9,9 @@ const together: ProviderPlugin = {
   header: 'X-Together-Key',
   keyPatterns: [/tgp_v1_[A-Za-z0-9_-]+/],
   baseURL: 'https://api.together.xyz/v1',
+  keyUrl: 'https://api.together.ai/settings/api-keys',
+  // Preliminary: to be checked against the source page.
+  tier: { tier: 'paid only', source: 'https://docs.together.ai/docs/rate-limits', checked: '2026-11-25' },
   priority: 90,
   models: [
     { id: 'meta-llama/Llama-3.3-70B-Instruct-Turbo', capabilities: ['fast', 'tool-use', 'long-context'], contextWindow: 131072 },

@@ -132,6 +132,7 @@ function outcomeOf(failure: Failure): Outcome | undefined {
     case 'rate_limited':
       return { kind: 'rate_limited', retryAfterMs: failure.retryAfterMs, reason: failure.reason };
     case 'invalid_key':
+    case 'no_credit':
       return { kind: 'invalid_key', reason: failure.reason };
     case 'server':
     case 'bad_response':
@@ -162,6 +163,7 @@ function nextStep(kind: Failure['kind']): 'next key' | 'next provider' | 'next m
   switch (kind) {
     case 'rate_limited':
     case 'invalid_key':
+    case 'no_credit':
       // The key is spent or refused: the same model with the provider's next key.
       return 'next key';
     case 'server':

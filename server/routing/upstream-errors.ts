@@ -7,6 +7,7 @@ import { detachedString } from '../state/detached-string.ts';
 export type FailureKind =
   | 'rate_limited' // 429, 402 or a quota error: the key is out of its free tier for now
   | 'invalid_key' // 401/403
+  | 'no_credit' // 402 or a documented "credit exhausted": the key has no credit left
   | 'server' // 5xx and other upstream faults
   | 'bad_response' // the upstream answered something that is not its API
   | 'timeout'
