@@ -19,7 +19,7 @@ const folders = (await readdir(providersDir, { withFileTypes: true }))
   .sort();
 
 const capabilities: readonly Capability[] = ['fast', 'reasoning', 'long-context', 'vision', 'tool-use', 'pdf'];
-const kinds: readonly UpstreamErrorKind[] = ['rate_limited', 'invalid_key', 'server', 'model_unavailable', 'context_too_long', 'output_budget', 'request'];
+const kinds: readonly UpstreamErrorKind[] = ['rate_limited', 'no_credit', 'invalid_key', 'server', 'model_unavailable', 'context_too_long', 'output_budget', 'request'];
 const allModelIds = plugins.flatMap((plugin) => plugin.models.map((model) => model.id));
 const capitalized = (id: string): string => `${id.charAt(0).toUpperCase()}${id.slice(1)}`;
 
@@ -129,6 +129,42 @@ describe('provider plugin contract', function () {
             problems.push(`model ${model.id}: maxOutputTokens ${String(model.maxOutputTokens)} must be a positive integer (tokens)`);
           }
         }
+        check(plugin, problems);
+      });
+
+      it('keyUrl is an https URL; tier is one of the four, with an https source and the day it was checked', function () {
+        const problems: string[] = [];
+        if (!/^https:\/\/\S+$/.test(plugin.keyUrl)) problems.push(`keyUrl "${plugin.keyUrl}" is not an https URL`);
+        const tiers = ['free', 'free with limits', 'trial credit', 'paid only'];
+        if (!tiers.includes(plugin.tier.tier)) problems.push(`tier "${plugin.tier.tier}" is not one of ${tiers.join(', ')}`);
+        if (!/^https:\/\/\S+/.test(plugin.tier.source)) problems.push(`tier source "${plugin.tier.source}" does not start with an https URL`);
+        if (!/^\d{4}-\d{2}-\d{2}$/.test(plugin.tier.checked)) problems.push(`tier checked "${plugin.tier.checked}" is not a YYYY-MM-DD day`);
+        check(plugin, problems);
+      });
+
+      it('a retired model is deprecated and says when and where; kinds are chat, embedding or transcription', function () {
+        const problems: string[] = [];
+        for (const model of plugin.models) {
+          if (model.kind !== undefined && !['chat', 'embedding', 'transcription'].includes(model.kind)) problems.push(`model ${model.id}: kind "${model.kind}" is unknown`);
+          if (model.retired === undefined) continue;
+          if (model.deprecated !== true) problems.push(`model ${model.id}: retired but not deprecated`);
+          if (!/^\d{4}-\d{2}-\d{2}$/.test(model.retired.date)) problems.push(`model ${model.id}: retirement date "${model.retired.date}" is not YYYY-MM-DD`);
+          if (!/^https:\/\/\S+/.test(model.retired.source)) problems.push(`model ${model.id}: retirement source "${model.retired.source}" does not start with an https URL`);
+        }
+        check(plugin, problems);
+      });
+
+      it('a listing has a recorded answer in fixtures.ts that the plugin reads as documented', function () {
+        if (!plugin.listing) return;
+        const listing = own?.listing;
+        if (!listing) throw new Error(`providers/${plugin.id}: declares a listing but fixtures.ts has no listing (the documented answer and what to read from it)`);
+        const problems: string[] = [];
+        if (!/^https:\/\/\S+/.test(plugin.listing.source)) problems.push(`listing source "${plugin.listing.source}" does not start with an https URL`);
+        if (!/^https:\/\/\S+/.test(listing.source)) problems.push(`listing fixture source "${listing.source}" does not start with an https URL`);
+        const url = plugin.listing.url(plugin.baseURL, own?.sampleKey ?? 'key');
+        if (!url.startsWith(plugin.baseURL)) problems.push(`listing URL ${url} is not under the base URL ${plugin.baseURL}`);
+        const read = plugin.listing.read(listing.body).models.map(({ id, kind, free }) => ({ id, kind, free }));
+        expect(read, `providers/${plugin.id}: what the plugin reads from its listing fixture`).to.deep.equal(listing.expected);
         check(plugin, problems);
       });
 
