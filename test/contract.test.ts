@@ -162,7 +162,10 @@ describe('provider plugin contract', function () {
         if (!/^https:\/\/\S+/.test(plugin.listing.source)) problems.push(`listing source "${plugin.listing.source}" does not start with an https URL`);
         if (!/^https:\/\/\S+/.test(listing.source)) problems.push(`listing fixture source "${listing.source}" does not start with an https URL`);
         const url = plugin.listing.url(plugin.baseURL, own?.sampleKey ?? 'key');
-        if (!url.startsWith(plugin.baseURL)) problems.push(`listing URL ${url} is not under the base URL ${plugin.baseURL}`);
+        // Derived from the base URL, so that <ID>_BASE_URL moves the listing along with the chat calls.
+        const moved = plugin.listing.url('http://127.0.0.1:9/base', own?.sampleKey ?? 'key');
+        if (!url.startsWith('https://') || new URL(url).origin !== new URL(plugin.baseURL).origin) problems.push(`listing URL ${url} is not on the base URL's origin ${plugin.baseURL}`);
+        if (!moved.startsWith('http://127.0.0.1:9/')) problems.push(`listing URL ${moved} does not follow a base URL override (http://127.0.0.1:9/base)`);
         const read = plugin.listing.read(listing.body).models.map(({ id, kind, free }) => ({ id, kind, free }));
         expect(read, `providers/${plugin.id}: what the plugin reads from its listing fixture`).to.deep.equal(listing.expected);
         check(plugin, problems);
