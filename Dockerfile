@@ -12,6 +12,7 @@ RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean -
 
 COPY bin ./bin
 COPY catalog ./catalog
+COPY console ./console
 COPY providers ./providers
 COPY server ./server
 
@@ -20,6 +21,6 @@ EXPOSE 3000
 # One SIGTERM drains in-flight requests for up to SHUTDOWN_TIMEOUT_MS (10 s) and exits 0;
 # give `docker stop` more than that (docker stop -t 15, or stop_grace_period in compose).
 STOPSIGNAL SIGTERM
-HEALTHCHECK --interval=30s --timeout=3s CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/health').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+HEALTHCHECK --interval=30s --timeout=3s CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/livez').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 # Node itself as PID 1's command (no npm or shell in between), so signals reach Freeway.
 CMD ["node", "bin/freeway.mjs"]

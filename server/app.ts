@@ -24,6 +24,7 @@ import { createShutdown } from './http/shutdown.ts';
 import { createRedactor, sanitizeForLog } from './http/redact.ts';
 import { createRouter } from './routing/router.ts';
 import { createStores } from './state/stores.ts';
+import type { KeyCheckStore } from './state/key-checks.ts';
 import { chatApi } from './api/chat/index.ts';
 import { responsesApi } from './api/responses/index.ts';
 import { completionRoute } from './api/completion.ts';
@@ -32,6 +33,11 @@ import { listModels, retrieveModel } from './api/models.ts';
 import { anthropicErrors, speaksAnthropic } from './api/messages/errors.ts';
 import { countTokens, messagesApi, modelResolver } from './api/messages/index.ts';
 import { anthropicModels } from './api/messages/models.ts';
+import { providersApi } from './api/providers/index.ts';
+import { curatedUsable } from './api/providers/usable.ts';
+import { clientIp } from './http/rate-limit.ts';
+import { probes, type Readiness } from './http/probes.ts';
+import { serveConsole } from './http/console.ts';
 
 export interface AppDeps {
   readonly config: Config;
@@ -45,6 +51,8 @@ export interface AppDeps {
   readonly fetch?: FetchFunction;
   /** For tests: a source of randomness for exploration. */
   readonly random?: () => number;
+  /** Where key checks and their budgets live; as the health store when absent. */
+  readonly keyCheckStore?: KeyCheckStore;
   /** For tests: the clock that health cooldowns are judged by. */
   readonly now?: () => number;
   /** What `GET /metrics` serves; this app's own registry when absent (a cluster worker asks the primary instead). */
@@ -61,6 +69,8 @@ export interface FreewayApp {
   readonly metrics: Registry;
   /** For the HTTP server: a connection was closed on arrival, MAX_CONNECTIONS being open (counted, and logged at most every 10 s). */
   connectionDropped(): void;
+  /** What `/readyz` answers: `starting` until the server listens, `stopping` from the first stop signal. */
+  readonly readiness: Readiness;
 }
 
 /** Freeway's API paths under /v1, for the 404 of a path that lacks (or doubles) the prefix. */
@@ -110,12 +120,14 @@ export function createApp(deps: AppDeps): FreewayApp {
   const router = createRouter({ config, health: healthStore, hashKey, latency, redact, random: deps.random, now: deps.now });
   const rateLimit = createRateLimit({ max: config.rateLimitMax, windowMs: config.rateLimitWindowMs, ipv6Subnet: config.rateLimitIpv6Subnet, store: stores.rateLimitStore, onRefused: metrics.rateLimited });
   const shutdown = createShutdown();
+  const upstreamFetch = deps.fetch ?? createUpstreamFetch();
+  const readiness: Readiness = { phase: 'starting' };
   const completions = {
     catalog,
     readKeys,
     router,
     redact,
-    models: createModelSource(config.baseURLs, deps.fetch ?? createUpstreamFetch(), config.maxResponseBytes),
+    models: createModelSource(config.baseURLs, upstreamFetch, config.maxResponseBytes),
     maxResponseBytes: config.maxResponseBytes,
     clientStallTimeoutMs: config.clientStallTimeoutMs,
     shutdown: shutdown.gate,
@@ -141,6 +153,8 @@ export function createApp(deps: AppDeps): FreewayApp {
   // req.ip / req.ips: the rate limit's client (http/rate-limit.ts).
   app.set('trust proxy', config.trustProxy);
 
+  // Probes come first: cheap, never rate limited, not logged per call.
+  probes(app, readiness, stores.redisReady, config.readyzRequireRedis);
   app.use(requestId(redact));
   app.use(requestLog(logger, keyShapedRedactor(redact, readKeys)));
   app.use(metrics.middleware);
@@ -168,6 +182,27 @@ export function createApp(deps: AppDeps): FreewayApp {
   }
   app.get('/health', health(readKeys, healthStore, hashKey, deps.now));
   app.all('/health', methodNotAllowed('GET, HEAD'));
+  app.get(
+    '/v1/providers',
+    providersApi({
+      catalog,
+      readKeys,
+      health: healthStore,
+      checks: stores.keyCheckStore,
+      hashKey,
+      baseURLs: config.baseURLs,
+      fetch: upstreamFetch,
+      redact,
+      usable: curatedUsable(catalog),
+      clientOf: (req) => clientIp(req, config.rateLimitIpv6Subnet),
+      intervalMs: config.keyCheckIntervalMs,
+      perMinute: config.keyChecksPerMinute,
+      timeoutMs: config.keyCheckTimeoutMs,
+      now: deps.now,
+    }),
+  );
+  app.all('/v1/providers', methodNotAllowed('GET, HEAD'));
+  if (config.console) serveConsole(app);
   app.get('/v1/models', byApi(claudeModels.list, listModels(catalog)));
   app.all('/v1/models', methodNotAllowed('GET, HEAD'));
   app.get('/v1/models/*id', byApi(claudeModels.retrieve, retrieveModel(catalog)));
@@ -221,6 +256,7 @@ export function createApp(deps: AppDeps): FreewayApp {
     close: stores.close,
     interrupt: shutdown.interrupt,
     metrics: metrics.registry,
+    readiness,
     connectionDropped() {
       metrics.connectionDropped();
       warnOfDrops('connections', `MAX_CONNECTIONS (${config.maxConnections}) connections are open: new connections are closed as they arrive`);

@@ -8,6 +8,7 @@ import { createMemoryHealthStore, type HealthRecord, type HealthStore, type Outc
 import { createSlidingWindowStore } from './state/sliding-window-store.ts';
 import { failOpen, withHealthFallback } from './state/stores.ts';
 import { createThrottledWarn } from './state/warn-every.ts';
+import { createMemoryKeyCheckStore, withKeyCheckFallback, type KeyCheckRecord, type KeyCheckStore } from './state/key-checks.ts';
 
 /*
  * WORKERS > 1: the primary process forks the workers that serve HTTP and, when
@@ -24,7 +25,11 @@ type StoreCall =
   | { readonly op: 'health.get'; readonly ids: readonly string[] }
   | { readonly op: 'health.record'; readonly id: string; readonly outcome: Outcome; readonly now: number }
   | { readonly op: 'health.claimProbe'; readonly id: string; readonly now: number }
-  | { readonly op: 'health.nextTurn'; readonly id: string; readonly now: number };
+  | { readonly op: 'health.nextTurn'; readonly id: string; readonly now: number }
+  | { readonly op: 'checks.get'; readonly ids: readonly string[] }
+  | { readonly op: 'checks.claim'; readonly id: string; readonly now: number; readonly intervalMs: number }
+  | { readonly op: 'checks.save'; readonly id: string; readonly record: KeyCheckRecord }
+  | { readonly op: 'checks.spend'; readonly client: string; readonly now: number; readonly perMinute: number };
 
 interface StoreRequest {
   readonly freeway: 'store';
@@ -123,7 +128,7 @@ const toInfo = (wire: WireInfo | undefined | null): ClientRateLimitInfo | undefi
   wire ? { totalHits: wire.totalHits, resetTime: wire.resetTime === undefined ? undefined : new Date(wire.resetTime) } : undefined;
 
 /** A worker's stores: proxies to the primary's, failing open (rate limit) or falling back to memory (health). */
-export function createPrimaryStores(logger: Logger): { healthStore: HealthStore; rateLimitStore: Store } {
+export function createPrimaryStores(logger: Logger): { healthStore: HealthStore; rateLimitStore: Store; keyCheckStore: KeyCheckStore } {
   const call = createPrimaryChannel();
   const warn = createThrottledWarn(logger);
   const windows: Store = {
@@ -155,7 +160,20 @@ export function createPrimaryStores(logger: Logger): { healthStore: HealthStore;
     nextTurn: (id, now) => call<number>({ op: 'health.nextTurn', id, now }),
     async close() {},
   };
+  const checks: KeyCheckStore = {
+    async get(ids) {
+      const records = await call<Array<KeyCheckRecord | null>>({ op: 'checks.get', ids });
+      return records.map((record) => record ?? undefined);
+    },
+    claim: (id, now, intervalMs) => call<boolean>({ op: 'checks.claim', id, now, intervalMs }),
+    async save(id, record) {
+      await call({ op: 'checks.save', id, record });
+    },
+    spend: (client, now, perMinute) => call<boolean>({ op: 'checks.spend', client, now, perMinute }),
+    async close() {},
+  };
   return {
+    keyCheckStore: withKeyCheckFallback(checks, warn, 'the cluster primary'),
     rateLimitStore: failOpen(windows, warn, 'the cluster primary'),
     healthStore: withHealthFallback(health, warn, 'the cluster primary'),
   };
@@ -169,6 +187,7 @@ function servePrimaryStores(config: Config): { handle(worker: Worker, request: S
   const windows = createSlidingWindowStore(undefined, undefined, config.rateLimitMaxClients);
   windows.init?.({ limit: config.rateLimitMax, windowMs: config.rateLimitWindowMs } as Options);
   const health = createMemoryHealthStore(undefined, undefined, config.healthMaxRecords);
+  const checks = createMemoryKeyCheckStore(config.healthMaxRecords);
   const wire = (info: ClientRateLimitInfo | undefined): WireInfo | null =>
     info ? { totalHits: info.totalHits, resetTime: info.resetTime?.getTime() } : null;
 
@@ -192,6 +211,14 @@ function servePrimaryStores(config: Config): { handle(worker: Worker, request: S
         return health.claimProbe(call.id, call.now);
       case 'health.nextTurn':
         return health.nextTurn(call.id, call.now);
+      case 'checks.get':
+        return checks.get(call.ids);
+      case 'checks.claim':
+        return checks.claim(call.id, call.now, call.intervalMs);
+      case 'checks.save':
+        return checks.save(call.id, call.record);
+      case 'checks.spend':
+        return checks.spend(call.client, call.now, call.perMinute);
     }
   }
 
@@ -208,6 +235,7 @@ function servePrimaryStores(config: Config): { handle(worker: Worker, request: S
     async close() {
       await windows.shutdown?.();
       await health.close();
+      await checks.close();
     },
   };
 }

@@ -72,6 +72,16 @@ export interface Config {
   readonly metrics: MetricsConfig;
   /** Messages API model names (Claude's) -> catalog ids, first match wins. */
   readonly anthropicModelMap: readonly ModelMapping[];
+  /** `GET /v1/providers?check=1` calls a provider about one key at most this often; in between, its last answer is shown. */
+  readonly keyCheckIntervalMs: number;
+  /** Key checks one client (as the rate limit counts clients) may cause per minute. */
+  readonly keyChecksPerMinute: number;
+  /** All key checks of one request together. */
+  readonly keyCheckTimeoutMs: number;
+  /** `/readyz` answers 503 (not 200 `degraded`) while Redis is unreachable. */
+  readonly readyzRequireRedis: boolean;
+  /** Whether `GET /` serves the web console. */
+  readonly console: boolean;
 }
 
 /** As Express takes it: trust every hop (true), none (false), a hop count, or addresses, subnets and names. */
@@ -310,6 +320,11 @@ export function loadConfig(env: Env, plugins: readonly ProviderPlugin[]): Config
     logFormat: oneOf(env, 'LOG_FORMAT', ['json', 'pretty'], 'json'),
     metrics: metricsConfig(env, port),
     anthropicModelMap: parseModelMap(env.ANTHROPIC_MODEL_MAP ?? DEFAULT_MODEL_MAP, plugins),
+    keyCheckIntervalMs: integer(env, 'KEY_CHECK_INTERVAL_MS', 60_000, 1_000),
+    keyChecksPerMinute: integer(env, 'KEY_CHECKS_PER_MINUTE', 30, 1),
+    keyCheckTimeoutMs: integer(env, 'KEY_CHECK_TIMEOUT_MS', 10_000, 1),
+    readyzRequireRedis: oneOf(env, 'READYZ_REQUIRE_REDIS', ['true', 'false'], 'false') === 'true',
+    console: oneOf(env, 'CONSOLE', ['on', 'off'], 'on') === 'on',
   };
 }
 

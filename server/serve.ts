@@ -74,6 +74,7 @@ function serve(config: Config): void {
   server.once('error', onListenError);
   server.listen(config.port, config.host, () => {
     server.off('error', onListenError);
+    if (!stopping) freeway.readiness.phase = 'ready';
     const address = server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
     const overrides = config.baseURLOverrides.length > 0 ? `; ${config.baseURLOverrides.join(', ')}` : '';
@@ -88,6 +89,7 @@ function serve(config: Config): void {
   function stop(reason: string): void {
     if (stopping) return;
     stopping = true;
+    freeway.readiness.phase = 'stopping';
     logger.info(`${reason}: draining in-flight requests (up to ${config.shutdownTimeoutMs} ms)`);
     const force = setTimeout(() => {
       // Every request still running gets an answer (a 503, or an error event once

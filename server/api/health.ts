@@ -20,7 +20,7 @@ export interface HealthEntry {
   quota?: QuotaEntry;
 }
 
-function quotaEntry(quota: QuotaSnapshot | undefined, now: number): QuotaEntry | undefined {
+export function quotaEntry(quota: QuotaSnapshot | undefined, now: number): QuotaEntry | undefined {
   if (!quota) return undefined;
   const entry: QuotaEntry = {};
   const { remainingRequests, requestsResetAt, remainingTokens, tokensResetAt } = quota;

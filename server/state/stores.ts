@@ -7,6 +7,8 @@ import { closeRedis, connectRedis } from './redis/client.ts';
 import { createRedisHealthStore } from './redis/health-store.ts';
 import { createRedisRateLimitStore } from './redis/rate-limit-store.ts';
 import { createThrottledWarn, type Warn } from './warn-every.ts';
+import { createMemoryKeyCheckStore, withKeyCheckFallback, type KeyCheckStore } from './key-checks.ts';
+import { createRedisKeyCheckStore } from './redis/key-check-store.ts';
 
 /**
  * Where Freeway keeps its only state, the rate-limit windows and provider health:
@@ -16,6 +18,10 @@ import { createThrottledWarn, type Warn } from './warn-every.ts';
 export interface Stores {
   readonly healthStore: HealthStore;
   readonly rateLimitStore: Store;
+  /** What `GET /v1/providers?check=1` learnt, and its bounds. */
+  readonly keyCheckStore: KeyCheckStore;
+  /** Whether the Redis connection is up now; undefined without Redis. */
+  readonly redisReady: (() => boolean) | undefined;
   close(): Promise<void>;
 }
 
@@ -23,6 +29,7 @@ export interface StoreChoice {
   /** Stores made elsewhere (tests, the cluster worker); they win over the configured ones. */
   readonly healthStore?: HealthStore;
   readonly rateLimitStore?: Store;
+  readonly keyCheckStore?: KeyCheckStore;
 }
 
 export function createStores(config: Config, logger: Logger, given: StoreChoice = {}): Stores {
@@ -34,10 +41,16 @@ export function createStores(config: Config, logger: Logger, given: StoreChoice 
   const rateLimitStore = given.rateLimitStore ?? (redis
       ? failOpen(createRedisRateLimitStore(redis, { maxClients: config.rateLimitMaxClients }), warn, 'Redis')
       : createSlidingWindowStore(undefined, undefined, config.rateLimitMaxClients));
+  const keyCheckStore =
+    given.keyCheckStore ??
+    (redis ? withKeyCheckFallback(createRedisKeyCheckStore(redis), warn, 'Redis', config.healthMaxRecords) : createMemoryKeyCheckStore(config.healthMaxRecords));
   return {
     healthStore,
     rateLimitStore,
+    keyCheckStore,
+    redisReady: redis ? () => redis.status === 'ready' : undefined,
     async close() {
+      await keyCheckStore.close();
       await rateLimitStore.shutdown?.();
       await healthStore.close();
       if (redis) await closeRedis(redis);

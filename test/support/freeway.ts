@@ -9,6 +9,8 @@ import type { HealthStore } from '../../server/routing/health.ts';
 import { createLogger } from '../../server/http/request-log.ts';
 import { createFreewayServer, type ServerTimeouts } from '../../server/http/server.ts';
 import { providerPlugins } from './plugins.ts';
+import type { Readiness } from '../../server/http/probes.ts';
+import type { ProviderPlugin } from '../../providers/types.ts';
 
 export { providerPlugins };
 
@@ -23,6 +25,8 @@ export interface RunningFreeway {
   readonly catalog: Catalog;
   /** Every log line written so far, raw. */
   readonly logs: string[];
+  /** The app's readiness, which a test may set as a stop signal would. */
+  readonly readiness: Readiness;
   /** Resolves with the first log line, past or to come, whose `msg` matches; rejects after `timeoutMs`. */
   logged(msg: RegExp, timeoutMs?: number): Promise<string>;
   close(): Promise<void>;
@@ -44,6 +48,8 @@ export interface StartOptions {
    * Redis is down.
    */
   readonly awaitRedis?: boolean;
+  /** The plugins to serve instead of the discovered ones (test plugins). */
+  readonly plugins?: readonly ProviderPlugin[];
 }
 
 /** How long startFreeway waits for Freeway's Redis connection. */
@@ -51,7 +57,7 @@ const REDIS_READY_TIMEOUT_MS = 8_000;
 
 /** Starts Freeway on an ephemeral 127.0.0.1 port, with its log captured in memory. */
 export async function startFreeway(options: StartOptions = {}): Promise<RunningFreeway> {
-  const loaded = await providerPlugins();
+  const loaded = options.plugins ?? (await providerPlugins());
   const config = loadConfig({ RATE_LIMIT_MAX: '100000', ROUTING: 'priority', ...options.env }, loaded);
   const logs: string[] = [];
   const waiters = new Set<(line: string) => void>();
@@ -95,12 +101,14 @@ export async function startFreeway(options: StartOptions = {}): Promise<RunningF
   const server = createFreewayServer(freeway.app, config, options.serverTimeouts, freeway.connectionDropped);
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
+  freeway.readiness.phase = 'ready';
   const { port } = server.address() as AddressInfo;
   const running: RunningFreeway = {
     url: `http://127.0.0.1:${port}`,
     server,
     catalog,
     logs,
+    readiness: freeway.readiness,
     logged,
     async close() {
       server.closeAllConnections();

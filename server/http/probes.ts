@@ -1,0 +1,37 @@
+import type { Express, Response } from 'express';
+
+/** Where the process is in its life, for `/readyz`. */
+export interface Readiness {
+  phase: 'starting' | 'ready' | 'stopping';
+}
+
+const json = { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store' } as const;
+
+/**
+ * `GET /livez` (the process serves) and `GET /readyz` (it can take requests now).
+ * Neither calls anything: a probe every few seconds costs a map lookup.
+ * `redisReady` is undefined when Freeway runs without Redis.
+ */
+export function probes(app: Express, readiness: Readiness, redisReady: (() => boolean) | undefined, requireRedis: boolean): void {
+  const answer = (status: number, body: Record<string, string>): ((res: Response) => void) => {
+    const text = JSON.stringify(body);
+    return (res) => {
+      res.writeHead(status, json);
+      res.end(text);
+    };
+  };
+  const live = answer(200, { status: 'ok' });
+  const ready = answer(200, { status: 'ready' });
+  const starting = answer(503, { status: 'starting', reason: 'Freeway has not finished starting.' });
+  const stopping = answer(503, { status: 'stopping', reason: 'Freeway is shutting down: it takes no new requests.' });
+  const noRedis = requireRedis
+    ? answer(503, { status: 'unavailable', reason: 'Redis is unreachable, and READYZ_REQUIRE_REDIS=true.' })
+    : answer(200, { status: 'degraded', reason: 'Redis is unreachable: rate limits and provider health are kept in this process\'s memory until it answers again.' });
+  app.get('/livez', (_req, res) => live(res));
+  app.get('/readyz', (_req, res) => {
+    if (readiness.phase === 'stopping') stopping(res);
+    else if (readiness.phase === 'starting') starting(res);
+    else if (redisReady !== undefined && !redisReady()) noRedis(res);
+    else ready(res);
+  });
+}
