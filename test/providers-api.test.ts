@@ -7,6 +7,7 @@ import { headerFor, testKeys } from './support/keys.ts';
 import { startUpstream, type FakeUpstream } from './support/upstream.ts';
 import { checkablePlugins, keyCheckAnswers, keyFor } from './support/checkable.ts';
 import { skipWithoutRedis, startRedis, type RunningRedis } from './support/redis.ts';
+import { createMemoryKeyCheckStore } from '../server/state/key-checks.ts';
 
 interface KeyEntry {
   position: number;
@@ -48,7 +49,7 @@ function expectedOffer(plugin: ProviderPlugin): { aliases: string[]; models: num
 describe('GET /v1/providers', function () {
   let upstream: FakeUpstream;
   let freeway: RunningFreeway;
-  let clock = Date.UTC(2026, 10, 25, 12, 0, 0);
+  let clock = Date.now();
   const start = async (env: Record<string, string> = {}): Promise<RunningFreeway> => {
     const plugins = await checkablePlugins();
     const urls: Record<string, string> = {};
@@ -306,5 +307,55 @@ describe('GET /v1/providers', function () {
         await two.close();
       }
     });
+  });
+});
+
+describe('key check records in memory', function () {
+  it('are capped at HEALTH_MAX_RECORDS each: the least recently written claim, answer and budget go first', async function () {
+    const store = createMemoryKeyCheckStore(2);
+    try {
+      const at = 1_000_000;
+      expect(await store.claim('a', at, 60_000)).to.equal(true);
+      expect(await store.claim('b', at, 60_000)).to.equal(true);
+      expect(await store.claim('a', at, 60_000)).to.equal(false);
+      expect(await store.claim('c', at, 60_000)).to.equal(true);
+      // 'a' was the oldest claim: it was dropped, and 'a' may be checked again (one extra check, no more).
+      expect(await store.claim('a', at, 60_000)).to.equal(true);
+      expect(await store.claim('c', at, 60_000)).to.equal(false);
+
+      for (const id of ['a', 'b', 'c']) await store.save(id, { checkedAt: Date.now(), result: 'valid' });
+      expect((await store.get(['a', 'b', 'c'])).map((record) => record?.result)).to.deep.equal([undefined, 'valid', 'valid']);
+
+      expect(await store.spend('client-1', at, 1)).to.equal(true);
+      expect(await store.spend('client-1', at, 1)).to.equal(false);
+      await store.spend('client-2', at, 1);
+      await store.spend('client-3', at, 1);
+      // client-1's spent minute was dropped with its entry: it gets one more check, no more.
+      expect(await store.spend('client-1', at, 1)).to.equal(true);
+      expect(await store.spend('client-1', at, 1)).to.equal(false);
+      // A new minute, a new budget.
+      expect(await store.spend('client-1', at + 60_000, 1)).to.equal(true);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('an error answer is read up to 16 kB: a provider sending megabytes does not fill memory', async function () {
+    const big = await startUpstream((_req, res) => {
+      res.writeHead(401, { 'content-type': 'application/json' });
+      res.write('{"error":{"message":"Invalid API Key ' + 'x'.repeat(64 * 1024));
+      // Never ends: the check must not wait for the rest.
+    });
+    const plugins = await checkablePlugins();
+    const freeway = await startFreeway({ plugins, env: { GROQ_BASE_URL: big.url, KEY_CHECK_TIMEOUT_MS: '5000' } });
+    try {
+      const response = await fetch(`${freeway.url}/v1/providers?check=1`, { headers: { 'X-Groq-Key': keyFor('groq', 'invalid') } });
+      const body = (await response.json()) as { data: Array<{ id: string; keys?: Array<{ state: string; check?: { status: string } }> }> };
+      const groq = body.data.find((entry) => entry.id === 'groq');
+      expect(groq?.keys?.[0]).to.deep.include({ state: 'invalid_key', check: { status: 'checked' } });
+    } finally {
+      await freeway.close();
+      await big.close();
+    }
   });
 });
