@@ -356,6 +356,16 @@ function stop() {
   if (running) running.abort();
 }
 
+/** A click handler that says what went wrong (a key the browser cannot send as a header, Freeway unreachable) in `status`. */
+function guarded(status, action) {
+  return () =>
+    Promise.resolve()
+      .then(action)
+      .catch((error) => {
+        status.textContent = `The request failed: ${error.message}`;
+      });
+}
+
 // --- Start ----------------------------------------------------------------------------
 
 async function start() {
@@ -366,15 +376,15 @@ async function start() {
   providers = (await response.json()).data;
   renderKeyFields();
   await loadProviders(false, $('health-status'));
-  $('check-keys').addEventListener('click', async () => {
+  $('check-keys').addEventListener('click', guarded($('keys-status'), async () => {
     saveKeys();
     $('keys-status').textContent = 'Checking…';
     if (await loadProviders(true, $('keys-status'))) renderModels();
-  });
+  }));
   $('remember').addEventListener('change', saveKeys);
   $('forget-keys').addEventListener('click', forgetKeys);
-  $('refresh-health').addEventListener('click', () => loadProviders(false, $('health-status')));
-  $('load-models').addEventListener('click', loadModels);
+  $('refresh-health').addEventListener('click', guarded($('health-status'), () => loadProviders(false, $('health-status'))));
+  $('load-models').addEventListener('click', guarded($('models-status'), loadModels));
   $('alias-filter').addEventListener('change', renderModels);
   $('capability-filter').addEventListener('change', renderModels);
   $('send').addEventListener('click', send);

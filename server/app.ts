@@ -202,7 +202,6 @@ export function createApp(deps: AppDeps): FreewayApp {
     }),
   );
   app.all('/v1/providers', methodNotAllowed('GET, HEAD'));
-  if (config.console) serveConsole(app);
   app.get('/v1/models', byApi(claudeModels.list, listModels(catalog)));
   app.all('/v1/models', methodNotAllowed('GET, HEAD'));
   app.get('/v1/models/*id', byApi(claudeModels.retrieve, retrieveModel(catalog)));
@@ -219,6 +218,7 @@ export function createApp(deps: AppDeps): FreewayApp {
   app.all('/v1/messages', methodNotAllowed('POST'));
   app.post('/v1/messages/count_tokens', readBody, countTokens(catalog, resolveClaudeModel));
   app.all('/v1/messages/count_tokens', methodNotAllowed('POST'));
+  if (config.console) serveConsole(app);
 
   app.use((req) => {
     throw new HttpError(404, 'invalid_request_error', `Unknown route: ${req.method} ${clip(req.path)}${routeHint(req.path)}`);

@@ -218,7 +218,7 @@ describe('errors over HTTP', () => {
     for (const [method, path] of [
       ['GET', '/v2/foo'],
       ['POST', '/v1/completions'],
-      ['GET', '/'],
+      ['POST', '/'],
       ['DELETE', '/v1/chat'],
     ] as const) {
       it(`an unknown route: ${method} ${path}`, async () => {

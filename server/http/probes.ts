@@ -27,9 +27,12 @@ export function probes(app: Express, readiness: Readiness, redisReady: (() => bo
   const noRedis = requireRedis
     ? answer(503, { status: 'unavailable', reason: 'Redis is unreachable, and READYZ_REQUIRE_REDIS=true.' })
     : answer(200, { status: 'degraded', reason: 'Redis is unreachable: rate limits and provider health are kept in this process\'s memory until it answers again.' });
-  app.get('/livez', (_req, res) => live(res));
-  app.get('/readyz', (_req, res) => {
-    if (readiness.phase === 'stopping') stopping(res);
+  // One middleware ahead of all others: every other request pays one string comparison or two.
+  app.use((req, res, next) => {
+    if (req.method !== 'GET' && req.method !== 'HEAD') next();
+    else if (req.url === '/livez') live(res);
+    else if (req.url !== '/readyz') next();
+    else if (readiness.phase === 'stopping') stopping(res);
     else if (readiness.phase === 'starting') starting(res);
     else if (redisReady !== undefined && !redisReady()) noRedis(res);
     else ready(res);

@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto';
 import type { QuotaSnapshot } from '../../providers/types.ts';
+import { keepNewest } from '../state/newest-first.ts';
 
 /**
  * Provider health per (provider, key hash). A key is never stored: records are
@@ -184,14 +185,7 @@ export function createMemoryHealthStore(sweepEveryMs = 600_000, now: () => numbe
   const records = new Map<string, HealthRecord>();
   // Bounded like the records: swept an hour after their last use, and capped.
   const turns = new Map<string, { turn: number; lastSeen: number }>();
-  const keep = <V>(map: Map<string, V>, id: string, value: V): void => {
-    map.delete(id);
-    map.set(id, value);
-    if (map.size > maxRecords) {
-      const oldest = map.keys().next().value;
-      if (oldest !== undefined) map.delete(oldest);
-    }
-  };
+  const keep = <V>(map: Map<string, V>, id: string, value: V): void => keepNewest(map, id, value, maxRecords);
   const sweep = setInterval(() => {
     const at = now();
     const cutoff = at - HEALTH_TIMINGS.forgetAfterMs;

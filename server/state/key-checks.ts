@@ -1,4 +1,5 @@
 import type { Warn } from './warn-every.ts';
+import { keepNewest } from './newest-first.ts';
 
 /**
  * What `GET /v1/providers?check=1` learnt of a key, and the bounds on asking:
@@ -38,14 +39,7 @@ export function createMemoryKeyCheckStore(maxEntries = 100_000, sweepEveryMs = 6
   const records = new Map<string, KeyCheckRecord>();
   const claims = new Map<string, number>();
   const budgets = new Map<string, { windowStart: number; count: number }>();
-  const keep = <V>(map: Map<string, V>, id: string, value: V): void => {
-    map.delete(id);
-    map.set(id, value);
-    if (map.size > maxEntries) {
-      const oldest = map.keys().next().value;
-      if (oldest !== undefined) map.delete(oldest);
-    }
-  };
+  const keep = <V>(map: Map<string, V>, id: string, value: V): void => keepNewest(map, id, value, maxEntries);
   const sweep = setInterval(() => {
     const at = clock();
     for (const [id, record] of records) if (record.checkedAt + KEY_CHECK_KEEP_MS <= at) records.delete(id);
