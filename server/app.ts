@@ -1,5 +1,5 @@
 import cors from 'cors';
-import express, { type ErrorRequestHandler, type Express, type RequestHandler } from 'express';
+import express, { type ErrorRequestHandler, type Express, type Request, type RequestHandler } from 'express';
 import type { Store } from 'express-rate-limit';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
@@ -13,7 +13,9 @@ import { createKeyHasher, type HealthStore } from './routing/health.ts';
 import { createKeyReader, type KeyReader, type KeySet } from './routing/keys.ts';
 import type { IncomingHttpHeaders } from 'node:http';
 import { createLatencyTracker } from './routing/latency.ts';
-import { createRateLimit } from './http/rate-limit.ts';
+import { clientIp, createRateLimit } from './http/rate-limit.ts';
+import { createModelKnowledge } from './models/model-knowledge.ts';
+import { keyModelList } from './models/key-models.ts';
 import { createBodyBudget, jsonBody } from './http/json-body.ts';
 import { keyShapedRedactor, requestLog, type LogLocals } from './http/request-log.ts';
 import { createMetrics, metricsEndpoint } from './http/metrics.ts';
@@ -107,7 +109,19 @@ export function createApp(deps: AppDeps): FreewayApp {
   const metrics = createMetrics();
   const healthStore = metrics.watchHealth(stores.healthStore);
   const latency = metrics.watchLatency(createLatencyTracker());
-  const router = createRouter({ config, health: healthStore, hashKey, latency, redact, random: deps.random, now: deps.now });
+  const upstreamFetch = deps.fetch ?? createUpstreamFetch();
+  const knowledge = createModelKnowledge({
+    config,
+    catalog,
+    store: stores.knowledgeStore,
+    health: healthStore,
+    fetch: upstreamFetch,
+    now: deps.now ?? Date.now,
+    listed: metrics.listed,
+    quarantined: metrics.quarantined,
+  });
+  const router = createRouter({ config, health: healthStore, hashKey, latency, redact, random: deps.random, now: deps.now, knowledge, providers });
+  const clientOf = (req: Request): string => clientIp(req, config.rateLimitIpv6Subnet);
   const rateLimit = createRateLimit({ max: config.rateLimitMax, windowMs: config.rateLimitWindowMs, ipv6Subnet: config.rateLimitIpv6Subnet, store: stores.rateLimitStore, onRefused: metrics.rateLimited });
   const shutdown = createShutdown();
   const completions = {
@@ -115,13 +129,16 @@ export function createApp(deps: AppDeps): FreewayApp {
     readKeys,
     router,
     redact,
-    models: createModelSource(config.baseURLs, deps.fetch ?? createUpstreamFetch(), config.maxResponseBytes),
+    models: createModelSource(config.baseURLs, upstreamFetch, config.maxResponseBytes),
     maxResponseBytes: config.maxResponseBytes,
     clientStallTimeoutMs: config.clientStallTimeoutMs,
     shutdown: shutdown.gate,
+    clientOf,
   };
   const resolveClaudeModel = modelResolver(catalog, config.anthropicModelMap);
-  const claudeModels = anthropicModels(catalog, Math.floor(Date.now() / 1000));
+  const created = Math.floor(Date.now() / 1000);
+  const keyModels = keyModelList({ catalog, readKeys, hashKey, knowledge, clientOf, created });
+  const claudeModels = anthropicModels(catalog, created, keyModels);
   /** `GET /v1/models` serves OpenAI's shape, or Anthropic's to clients that send `anthropic-version`. */
   const byApi = (anthropic: RequestHandler, openai: RequestHandler): RequestHandler => (req, res, next) =>
     speaksAnthropic(req.headers) ? anthropic(req, res, next) : openai(req, res, next);
@@ -168,9 +185,9 @@ export function createApp(deps: AppDeps): FreewayApp {
   }
   app.get('/health', health(readKeys, healthStore, hashKey, deps.now));
   app.all('/health', methodNotAllowed('GET, HEAD'));
-  app.get('/v1/models', byApi(claudeModels.list, listModels(catalog)));
+  app.get('/v1/models', byApi(claudeModels.list, listModels(catalog, keyModels)));
   app.all('/v1/models', methodNotAllowed('GET, HEAD'));
-  app.get('/v1/models/*id', byApi(claudeModels.retrieve, retrieveModel(catalog)));
+  app.get('/v1/models/*id', byApi(claudeModels.retrieve, retrieveModel(catalog, keyModels)));
   app.all('/v1/models/*id', methodNotAllowed('GET, HEAD'));
   app.post(
     '/v1/chat/completions',
@@ -218,7 +235,10 @@ export function createApp(deps: AppDeps): FreewayApp {
   const warnOfDrops = createThrottledWarn(logger);
   return {
     app,
-    close: stores.close,
+    async close() {
+      knowledge.close();
+      await stores.close();
+    },
     interrupt: shutdown.interrupt,
     metrics: metrics.registry,
     connectionDropped() {

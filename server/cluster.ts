@@ -1,12 +1,13 @@
 import cluster, { type Worker } from 'node:cluster';
 import type { ClientRateLimitInfo, Options, Store } from 'express-rate-limit';
 import type { Logger } from 'pino';
-import { cannotStart, listenFailure, type Config } from './config.ts';
+import { cannotStart, listenFailure, type Config, type ModelsConfig } from './config.ts';
 import { exitAfterFlush } from './http/request-log.ts';
 import { aggregateWorkers, listenForMetrics } from './http/metrics.ts';
 import { createMemoryHealthStore, type HealthRecord, type HealthStore, type Outcome } from './routing/health.ts';
 import { createSlidingWindowStore } from './state/sliding-window-store.ts';
 import { failOpen, withHealthFallback } from './state/stores.ts';
+import { createMemoryKnowledgeStore, withKnowledgeFallback, type KnowledgeStore } from './state/knowledge.ts';
 import { createThrottledWarn } from './state/warn-every.ts';
 
 /*
@@ -24,7 +25,11 @@ type StoreCall =
   | { readonly op: 'health.get'; readonly ids: readonly string[] }
   | { readonly op: 'health.record'; readonly id: string; readonly outcome: Outcome; readonly now: number }
   | { readonly op: 'health.claimProbe'; readonly id: string; readonly now: number }
-  | { readonly op: 'health.nextTurn'; readonly id: string; readonly now: number };
+  | { readonly op: 'health.nextTurn'; readonly id: string; readonly now: number }
+  | { readonly op: 'models.get' | 'models.fields'; readonly ids: readonly string[] }
+  | { readonly op: 'models.set'; readonly id: string; readonly value: string; readonly ttlMs: number }
+  | { readonly op: 'models.claim'; readonly id: string; readonly ttlMs: number }
+  | { readonly op: 'models.setField'; readonly id: string; readonly field: string; readonly value: string; readonly ttlMs: number };
 
 interface StoreRequest {
   readonly freeway: 'store';
@@ -123,7 +128,10 @@ const toInfo = (wire: WireInfo | undefined | null): ClientRateLimitInfo | undefi
   wire ? { totalHits: wire.totalHits, resetTime: wire.resetTime === undefined ? undefined : new Date(wire.resetTime) } : undefined;
 
 /** A worker's stores: proxies to the primary's, failing open (rate limit) or falling back to memory (health). */
-export function createPrimaryStores(logger: Logger): { healthStore: HealthStore; rateLimitStore: Store } {
+export function createPrimaryStores(
+  logger: Logger,
+  limits: Pick<ModelsConfig, 'maxKeys' | 'maxBytes'> = { maxKeys: 10_000, maxBytes: 64 * 1024 ** 2 },
+): { healthStore: HealthStore; rateLimitStore: Store; knowledgeStore: KnowledgeStore } {
   const call = createPrimaryChannel();
   const warn = createThrottledWarn(logger);
   const windows: Store = {
@@ -155,9 +163,22 @@ export function createPrimaryStores(logger: Logger): { healthStore: HealthStore;
     nextTurn: (id, now) => call<number>({ op: 'health.nextTurn', id, now }),
     async close() {},
   };
+  const knowledge: KnowledgeStore = {
+    async get(ids) {
+      return (await call<Array<string | null>>({ op: 'models.get', ids })).map((value) => value ?? undefined);
+    },
+    set: (id, value, ttlMs) => call<void>({ op: 'models.set', id, value, ttlMs }),
+    claim: (id, ttlMs) => call<boolean>({ op: 'models.claim', id, ttlMs }),
+    async fields(ids) {
+      return (await call<Array<Record<string, string> | null>>({ op: 'models.fields', ids })).map((value) => value ?? undefined);
+    },
+    setField: (id, field, value, ttlMs) => call<void>({ op: 'models.setField', id, field, value, ttlMs }),
+    async close() {},
+  };
   return {
     rateLimitStore: failOpen(windows, warn, 'the cluster primary'),
     healthStore: withHealthFallback(health, warn, 'the cluster primary'),
+    knowledgeStore: withKnowledgeFallback(knowledge, createMemoryKnowledgeStore(limits.maxKeys, limits.maxBytes), warn, 'the cluster primary'),
   };
 }
 
@@ -169,6 +190,7 @@ function servePrimaryStores(config: Config): { handle(worker: Worker, request: S
   const windows = createSlidingWindowStore(undefined, undefined, config.rateLimitMaxClients);
   windows.init?.({ limit: config.rateLimitMax, windowMs: config.rateLimitWindowMs } as Options);
   const health = createMemoryHealthStore(undefined, undefined, config.healthMaxRecords);
+  const knowledge = createMemoryKnowledgeStore(config.models.maxKeys, config.models.maxBytes);
   const wire = (info: ClientRateLimitInfo | undefined): WireInfo | null =>
     info ? { totalHits: info.totalHits, resetTime: info.resetTime?.getTime() } : null;
 
@@ -192,6 +214,16 @@ function servePrimaryStores(config: Config): { handle(worker: Worker, request: S
         return health.claimProbe(call.id, call.now);
       case 'health.nextTurn':
         return health.nextTurn(call.id, call.now);
+      case 'models.get':
+        return (await knowledge.get(call.ids)).map((value) => value ?? null);
+      case 'models.fields':
+        return (await knowledge.fields(call.ids)).map((value) => value ?? null);
+      case 'models.set':
+        return knowledge.set(call.id, call.value, call.ttlMs);
+      case 'models.claim':
+        return knowledge.claim(call.id, call.ttlMs);
+      case 'models.setField':
+        return knowledge.setField(call.id, call.field, call.value, call.ttlMs);
     }
   }
 
@@ -208,6 +240,7 @@ function servePrimaryStores(config: Config): { handle(worker: Worker, request: S
     async close() {
       await windows.shutdown?.();
       await health.close();
+      await knowledge.close();
     },
   };
 }

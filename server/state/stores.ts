@@ -6,6 +6,8 @@ import { createSlidingWindowStore } from './sliding-window-store.ts';
 import { closeRedis, connectRedis } from './redis/client.ts';
 import { createRedisHealthStore } from './redis/health-store.ts';
 import { createRedisRateLimitStore } from './redis/rate-limit-store.ts';
+import { createRedisKnowledgeStore } from './redis/knowledge-store.ts';
+import { createMemoryKnowledgeStore, withKnowledgeFallback, type KnowledgeStore } from './knowledge.ts';
 import { createThrottledWarn, type Warn } from './warn-every.ts';
 
 /**
@@ -16,6 +18,8 @@ import { createThrottledWarn, type Warn } from './warn-every.ts';
 export interface Stores {
   readonly healthStore: HealthStore;
   readonly rateLimitStore: Store;
+  /** Model lists and quarantines (docs/models.md). */
+  readonly knowledgeStore: KnowledgeStore;
   close(): Promise<void>;
 }
 
@@ -23,23 +27,29 @@ export interface StoreChoice {
   /** Stores made elsewhere (tests, the cluster worker); they win over the configured ones. */
   readonly healthStore?: HealthStore;
   readonly rateLimitStore?: Store;
+  readonly knowledgeStore?: KnowledgeStore;
 }
 
 export function createStores(config: Config, logger: Logger, given: StoreChoice = {}): Stores {
   const warn = createThrottledWarn(logger);
-  const needsRedis = config.redisUrl !== undefined && (!given.healthStore || !given.rateLimitStore);
+  const needsRedis = config.redisUrl !== undefined && (!given.healthStore || !given.rateLimitStore || !given.knowledgeStore);
   const redis = needsRedis && config.redisUrl ? connectRedis(config.redisUrl, logger, warn) : undefined;
   const healthStore =
     given.healthStore ?? (redis ? withHealthFallback(createRedisHealthStore(redis), warn, 'Redis') : createMemoryHealthStore(undefined, undefined, config.healthMaxRecords));
   const rateLimitStore = given.rateLimitStore ?? (redis
       ? failOpen(createRedisRateLimitStore(redis, { maxClients: config.rateLimitMaxClients }), warn, 'Redis')
       : createSlidingWindowStore(undefined, undefined, config.rateLimitMaxClients));
+  const memoryKnowledge = (): KnowledgeStore => createMemoryKnowledgeStore(config.models.maxKeys, config.models.maxBytes);
+  const knowledgeStore =
+    given.knowledgeStore ?? (redis ? withKnowledgeFallback(createRedisKnowledgeStore(redis), memoryKnowledge(), warn, 'Redis') : memoryKnowledge());
   return {
     healthStore,
     rateLimitStore,
+    knowledgeStore,
     async close() {
       await rateLimitStore.shutdown?.();
       await healthStore.close();
+      await knowledgeStore.close();
       if (redis) await closeRedis(redis);
     },
   };

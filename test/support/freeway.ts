@@ -9,6 +9,7 @@ import type { HealthStore } from '../../server/routing/health.ts';
 import { createLogger } from '../../server/http/request-log.ts';
 import { createFreewayServer, type ServerTimeouts } from '../../server/http/server.ts';
 import { providerPlugins } from './plugins.ts';
+import type { ProviderPlugin } from '../../providers/types.ts';
 
 export { providerPlugins };
 
@@ -44,6 +45,8 @@ export interface StartOptions {
    * Redis is down.
    */
   readonly awaitRedis?: boolean;
+  /** The provider plugins to serve; the discovered ones when absent. */
+  readonly plugins?: readonly ProviderPlugin[];
 }
 
 /** How long startFreeway waits for Freeway's Redis connection. */
@@ -51,7 +54,7 @@ const REDIS_READY_TIMEOUT_MS = 8_000;
 
 /** Starts Freeway on an ephemeral 127.0.0.1 port, with its log captured in memory. */
 export async function startFreeway(options: StartOptions = {}): Promise<RunningFreeway> {
-  const loaded = await providerPlugins();
+  const loaded = options.plugins ?? (await providerPlugins());
   const config = loadConfig({ RATE_LIMIT_MAX: '100000', ROUTING: 'priority', ...options.env }, loaded);
   const logs: string[] = [];
   const waiters = new Set<(line: string) => void>();
