@@ -458,7 +458,11 @@ describe('Messages API (POST /v1/messages)', function () {
         // free:fast narrowed to models that read PDFs: Cerebras has none, so Gemini answers.
         expect(upstream.requests).to.have.length(0);
         expect(google.requests).to.have.length(1);
-        expect(google.requests[0]?.path).to.match(/^\/models\/gemini-2\.5-flash:streamGenerateContent/);
+        const reader = fw.catalog.providers
+          .find((provider) => provider.id === 'google')
+          ?.models.find((model) => !model.deprecated && model.capabilities.includes('fast') && model.capabilities.includes('pdf'));
+        expect(reader, 'a fast Gemini model that reads PDFs').to.not.equal(undefined);
+        expect(google.requests[0]?.path).to.equal(`/models/${reader?.id}:streamGenerateContent?alt=sse`);
         const contents = google.requests[0]?.body?.contents as Array<{ role: string; parts: unknown[] }>;
         expect(contents[0]?.parts).to.deep.equal([{ inlineData: { mimeType: 'application/pdf', data: pdf } }, { text: 'Summarize' }]);
       } finally {
