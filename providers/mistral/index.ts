@@ -15,10 +15,11 @@ interface MistralCapabilities {
 }
 
 /**
- * One model card of Mistral's list. Free mode, the default for a new account, serves the API "with no credit
- * card required; usage and rate limits apply" (https://docs.mistral.ai/admin/user-management-finops/tier): every
- * current chat model is free within it. A card with a `deprecation` date is on its way out, and a fine-tuned
- * model is the account's own: neither joins an alias.
+ * One model card of Mistral's list. Free mode, "enabled by default with limited rate limits"
+ * (https://docs.mistral.ai/admin/user-management-finops/tier.md), gives API access "with no credit card required"
+ * (https://docs.mistral.ai/getting-started/quickstarts/studio/activate-and-generate-api-key) and names no model it
+ * leaves out: every current chat model is free within it. A card with a `deprecation` date is on its way out, and
+ * a fine-tuned model is the account's own: neither joins an alias.
  */
 function describeMistralModel(entry: OpenAIModelEntry): ListedModel {
   const flags = (entry.capabilities ?? {}) as MistralCapabilities;
@@ -54,7 +55,7 @@ const mistral: ProviderPlugin = {
   // "for evaluation and prototyping"; the Scale plan (pay as you go) lifts them. Free mode's allowance is
   // $10 a month of API credits shared with Studio and Vibe (https://mistral.ai/pricing, as quoted in
   // mnfst/awesome-free-llm-apis#100).
-  tier: { tier: 'free with limits', source: 'https://docs.mistral.ai/admin/user-management-finops/tier', checked: '2026-11-25' },
+  tier: { tier: 'free with limits', source: 'https://docs.mistral.ai/admin/user-management-finops/tier.md', checked: '2026-11-25' },
   listing: openAIModelListing('https://docs.mistral.ai/api/endpoint/models', describeMistralModel),
   priority: 50,
   // Checked 2026-11-25 against the model cards (https://docs.mistral.ai/models, mistralai/platform-docs-public as

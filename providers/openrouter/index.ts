@@ -70,11 +70,12 @@ const openrouter: ProviderPlugin = {
   // The list answers without a valid key; GET /key answers 401 to a wrong one and costs nothing.
   keyCheck: { source: 'https://openrouter.ai/docs/api-reference/api-keys/get-current-key', url: (baseURL) => `${baseURL}/key` },
   priority: 60,
-  // Only `:free` variants, which OpenRouter delists now and then ("No endpoints found for <model>", the live list
-  // then lacks them). Checked 2026-11-25: every id below was zero-priced in GET /api/v1/models read on 2026-08-20
-  // (context and output limits as listed then, quoted in the OpenRouter free-model notes found by id in public
-  // code) and again on 2026-09-08 (orbi-build/orbi#560: 16 `:free` models); none has a public "No endpoints found"
-  // report since. Newer answers come from the key's live list.
+  // Only `:free` variants, which OpenRouter delists now and then ("No endpoints found for <model>"; the key's live
+  // list then lacks them). Checked 2026-11-25 against https://openrouter.ai/models?q=free as public readings of
+  // GET /api/v1/models quote it: nemotron-3-ultra, laguna-s-2.1, laguna-xs-2.1 and north-mini-code zero-priced on
+  // 2026-08-20 (with the limits below), gemma-4-31b-it still listed on 2026-09-08 (orbi-build/orbi#560, 16 `:free`
+  // models then), the others in anomalyco/models.dev's OpenRouter catalog of 2026-07-02; none has a public
+  // "No endpoints found" report since. No reading after September was found: the live list has the last word.
   models: [
     { id: 'nvidia/nemotron-3-ultra-550b-a55b:free', capabilities: ['reasoning', 'tool-use', 'long-context'], contextWindow: 1000000, maxOutputTokens: 65536 },
     { id: 'nvidia/nemotron-3-super-120b-a12b:free', capabilities: ['reasoning', 'tool-use', 'long-context'], contextWindow: 1048576 },
