@@ -54,7 +54,7 @@ describe('live model lists per key', () => {
   const running: RunningFreeway[] = [];
 
   async function start(env: Record<string, string> = {}, now?: () => number): Promise<RunningFreeway> {
-    const freeway = await startFreeway({ plugins: [groq], env: { GROQ_BASE_URL: upstream.url, ...env }, now });
+    const freeway = await startFreeway({ plugins: [groq], env: { GROQ_BASE_URL: upstream.url, MODELS_LIVE: 'on', ...env }, now });
     running.push(freeway);
     return freeway;
   }
@@ -244,7 +244,7 @@ describe('learning from answers', () => {
   const listed = ['gone-soon-model', 'steady-model'];
 
   async function start(env: Record<string, string> = {}): Promise<RunningFreeway> {
-    const freeway = await startFreeway({ plugins: [groq], env: { GROQ_BASE_URL: upstream.url, ...env } });
+    const freeway = await startFreeway({ plugins: [groq], env: { GROQ_BASE_URL: upstream.url, MODELS_LIVE: 'on', ...env } });
     running.push(freeway);
     return freeway;
   }
