@@ -1,4 +1,5 @@
 import type { FetchFunction, ListedModel, ProviderPlugin } from '../../providers/types.ts';
+import { ruleMatches } from '../routing/upstream-errors.ts';
 
 /** What one model listing with one key came to. */
 export type ListingResult =
@@ -55,10 +56,7 @@ async function readCapped(response: Response, maxBytes: number, what: string): P
 }
 
 function classifyRefusal(plugin: ProviderPlugin, status: number, body: string): ListingFailed {
-  const rule = plugin.errorRules?.find((candidate) => {
-    const statusMatches = typeof candidate.status === 'number' ? candidate.status === status : candidate.status.includes(status);
-    return statusMatches && (candidate.body === undefined || candidate.body.test(body));
-  });
+  const rule = plugin.errorRules?.find((candidate) => ruleMatches(candidate, status, body));
   const kind = rule ? rule.kind : status === 401 || status === 403 ? 'invalid_key' : undefined;
   const invalidKey = kind === 'invalid_key';
   return new ListingFailed(invalidKey ? `the listing refused the key (${status})` : `the listing answered ${status}`, invalidKey);

@@ -154,7 +154,8 @@ export function statedOutputLimit(text: string): number | undefined {
   return Number.isSafeInteger(limit) && limit > 0 ? limit : undefined;
 }
 
-function ruleMatches(rule: ErrorRule, status: number, body: string): boolean {
+/** Whether a plugin's error rule describes this answer. */
+export function ruleMatches(rule: ErrorRule, status: number, body: string): boolean {
   const statusMatches = typeof rule.status === 'number' ? rule.status === status : rule.status.includes(status);
   return statusMatches && (rule.body === undefined || rule.body.test(body));
 }
