@@ -26,6 +26,7 @@ import { createShutdown } from './http/shutdown.ts';
 import { createRedactor, sanitizeForLog } from './http/redact.ts';
 import { createRouter } from './routing/router.ts';
 import { createStores } from './state/stores.ts';
+import type { KnowledgeStore } from './state/knowledge.ts';
 import { chatApi } from './api/chat/index.ts';
 import { responsesApi } from './api/responses/index.ts';
 import { completionRoute } from './api/completion.ts';
@@ -43,6 +44,8 @@ export interface AppDeps {
   readonly healthStore?: HealthStore;
   /** Where the rate-limit windows live; when absent, Redis with REDIS_URL, else an in-memory sliding window. */
   readonly rateLimitStore?: Store;
+  /** Where model lists and quarantines live (a cluster worker's: the primary's); when absent, Redis with REDIS_URL, else memory. */
+  readonly knowledgeStore?: KnowledgeStore;
   /** The HTTP client for upstream calls; Freeway's keep-alive node:http client when absent. */
   readonly fetch?: FetchFunction;
   /** For tests: a source of randomness for exploration. */

@@ -110,6 +110,41 @@ describe('live model lists through Redis', () => {
   });
 });
 
+describe('live model lists shared between workers', () => {
+  it('20 concurrent first requests with a new key, on two workers sharing the primary\'s store, cause one listing call', async () => {
+    const groq = await groqWithListing();
+    const upstream = await startUpstream();
+    // The cluster primary serves its workers the same memory store over IPC (server/cluster.ts), and one KEY_HASH_SECRET.
+    const shared = createMemoryKnowledgeStore(100, 1024 ** 2);
+    const workers: RunningFreeway[] = [];
+    try {
+      let release: () => void = () => {};
+      const held = new Promise<void>((resolve) => (release = resolve));
+      upstream.handle(async (req, res) => {
+        if (isListing(req)) {
+          await held;
+          modelList(res, ['shared-live-model']);
+        } else openAIText(res, 'Hello', req);
+      });
+      for (let i = 0; i < 2; i++) {
+        workers.push(await startFreeway({ plugins: [groq], knowledgeStore: shared, env: { GROQ_BASE_URL: upstream.url, MODELS_LIVE: 'on', MODELS_FIRST_WAIT_MS: '60000', KEY_HASH_SECRET: secret } }));
+      }
+      const answers = Array.from({ length: 20 }, (_, i) => chat(workers[i % 2] as RunningFreeway, 'free:auto', key));
+      for (let i = 0; i < 300 && listings(upstream.requests) === 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+      release();
+      const replies = await Promise.all(answers);
+      for (const res of replies) expect(res.status).to.equal(200);
+      expect(listings(upstream.requests)).to.equal(1);
+      // Both waited for the one listing, and route on it.
+      expect(new Set(replies.map((res) => res.headers.get('x-freeway-model')))).to.deep.equal(new Set(['groq/shared-live-model']));
+    } finally {
+      for (const worker of workers) await worker.close();
+      await shared.close();
+      await upstream.close();
+    }
+  });
+});
+
 describe('bounds of the model stores', () => {
   it('a bounded map drops the least recently written entry past its count or its bytes, and expired entries when read', () => {
     const map = createBoundedMap<string>(3, 100);

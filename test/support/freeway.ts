@@ -36,6 +36,8 @@ export interface StartOptions {
   readonly random?: () => number;
   readonly now?: () => number;
   readonly healthStore?: HealthStore;
+  /** Model lists and quarantines shared with another Freeway, as the cluster primary shares them between workers. */
+  readonly knowledgeStore?: AppDeps['knowledgeStore'];
   readonly fetch?: AppDeps['fetch'];
   /** Node's server timeouts, when a test needs them shorter than Freeway's. */
   readonly serverTimeouts?: Partial<ServerTimeouts>;
@@ -95,7 +97,7 @@ export async function startFreeway(options: StartOptions = {}): Promise<RunningF
   }
   const logger = createLogger('info', sink);
   const catalog = buildCatalog(loaded);
-  const freeway = createApp({ config, catalog, logger, random: options.random, now: options.now, healthStore: options.healthStore, fetch: options.fetch });
+  const freeway = createApp({ config, catalog, logger, random: options.random, now: options.now, healthStore: options.healthStore, knowledgeStore: options.knowledgeStore, fetch: options.fetch });
   const server = createFreewayServer(freeway.app, config, options.serverTimeouts, freeway.connectionDropped);
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
