@@ -10,7 +10,7 @@ import { createMemoryKnowledgeStore, MAX_FIELDS } from '../server/state/knowledg
 import { loadConfig } from '../server/config.ts';
 import { startFreeway, type RunningFreeway } from './support/freeway.ts';
 import { testKeys } from './support/keys.ts';
-import { chatModels, groqWithListing, isListing, listings, modelList, modelNotFound, provider } from './support/live-models.ts';
+import { chatModels, groqWithListing, heldListing, listings, modelNotFound, provider } from './support/live-models.ts';
 import { skipWithoutRedis, startRedis, type RunningRedis } from './support/redis.ts';
 import { openAIError, openAIText, startUpstream, type FakeUpstream } from './support/upstream.ts';
 
@@ -55,14 +55,8 @@ describe('live model lists through Redis', () => {
   });
 
   it('20 concurrent first requests with a new key, on two instances sharing one Redis, cause one listing call', async () => {
-    let release: () => void = () => {};
-    const held = new Promise<void>((resolve) => (release = resolve));
-    upstream.handle(async (req, res) => {
-      if (isListing(req)) {
-        await held;
-        modelList(res, ['shared-live-model']);
-      } else openAIText(res, 'Hello', req);
-    });
+    const { handler, release } = heldListing(['shared-live-model']);
+    upstream.handle(handler);
     const [a, b] = [await instance(), await instance()];
     const fresh = 'gsk_Rd4SharedListingKeyTp82Lm5Qx7Vn3Jk9';
     const answers = Array.from({ length: 20 }, (_, i) => chat(i % 2 === 0 ? (a as RunningFreeway) : (b as RunningFreeway), 'free:auto', fresh));
@@ -118,14 +112,8 @@ describe('live model lists shared between workers', () => {
     const shared = createMemoryKnowledgeStore(100, 1024 ** 2);
     const workers: RunningFreeway[] = [];
     try {
-      let release: () => void = () => {};
-      const held = new Promise<void>((resolve) => (release = resolve));
-      upstream.handle(async (req, res) => {
-        if (isListing(req)) {
-          await held;
-          modelList(res, ['shared-live-model']);
-        } else openAIText(res, 'Hello', req);
-      });
+      const { handler, release } = heldListing(['shared-live-model']);
+      upstream.handle(handler);
       for (let i = 0; i < 2; i++) {
         workers.push(await startFreeway({ plugins: [groq], knowledgeStore: shared, env: { GROQ_BASE_URL: upstream.url, MODELS_LIVE: 'on', MODELS_FIRST_WAIT_MS: '60000', KEY_HASH_SECRET: secret } }));
       }

@@ -9,7 +9,7 @@ import type { ProviderPlugin } from '../providers/types.ts';
 import { startFreeway, type RunningFreeway } from './support/freeway.ts';
 import { expectError } from './support/errors.ts';
 import { testKeys } from './support/keys.ts';
-import { chatModels, curatedIds, groqWithListing, isListing, listings, modelList, modelNotFound, provider } from './support/live-models.ts';
+import { chatModels, curatedIds, groqWithListing, heldListing, isListing, listings, modelList, modelNotFound, provider } from './support/live-models.ts';
 import { json, openAIError, openAIText, startUpstream, type FakeUpstream } from './support/upstream.ts';
 
 const hi = [{ role: 'user', content: 'hi' }];
@@ -139,14 +139,8 @@ describe('live model lists per key', () => {
   });
 
   it('20 concurrent first requests with a new key cause one listing call', async () => {
-    let release: () => void = () => {};
-    const held = new Promise<void>((resolve) => (release = resolve));
-    upstream.handle(async (req, res) => {
-      if (isListing(req)) {
-        await held;
-        modelList(res, [...curated]);
-      } else openAIText(res, 'Hello', req);
-    });
+    const { handler, release } = heldListing(curated);
+    upstream.handle(handler);
     const freeway = await start({ MODELS_FIRST_WAIT_MS: '60000' });
     const answers = Array.from({ length: 20 }, () => chat(freeway, 'free:auto', groqHeader(key)));
     await until(() => listings(upstream.requests) === 1, 'the listing call');

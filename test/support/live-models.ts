@@ -45,6 +45,20 @@ export function provider(ids: () => readonly string[], chat: (model: string, req
   };
 }
 
+/** A provider whose listing answers `ids` only once `release()` is called, so that concurrent first requests all meet it under way. */
+export function heldListing(ids: readonly string[]): { readonly handler: UpstreamHandler; release(): void } {
+  let release: () => void = () => {};
+  const held = new Promise<void>((resolve) => (release = resolve));
+  return {
+    async handler(req, res) {
+      if (!isListing(req)) return openAIText(res, 'Hello', req);
+      await held;
+      modelList(res, ids);
+    },
+    release: () => release(),
+  };
+}
+
 /** Groq's documented "model not found" answer (404, `model_not_found`). */
 export function modelNotFound(res: ServerResponse, model: string): void {
   json(res, 404, { error: { message: `The model \`${model}\` does not exist or you do not have access to it.`, type: 'invalid_request_error', code: 'model_not_found' } });
