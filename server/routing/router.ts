@@ -279,6 +279,8 @@ export function createRouter(deps: RouterDeps): Router {
 
     // One health record per key: every key of every provider in play is hashed once.
     const hashed = new Map<string, string[]>();
+    let lists: Map<string, ReadonlyArray<LiveList | undefined>> | undefined;
+    let pending: Array<Promise<void>> | undefined;
     const ids: string[] = [];
     for (const model of models) {
       const id = model.provider.id;
@@ -287,22 +289,16 @@ export function createRouter(deps: RouterDeps): Router {
       const poolIds = pool.map((key) => hashKey(id, key));
       hashed.set(id, poolIds);
       ids.push(...poolIds);
-    }
-    // Live lists, for an alias: the providers' listings that are due start now; a key's first one is waited for, briefly.
-    let lists: Map<string, ReadonlyArray<LiveList | undefined>> | undefined;
-    if (knowledge && !pinned) {
-      const pending: Array<Promise<void>> = [];
-      for (const model of models) {
-        const id = model.provider.id;
-        if (!model.provider.listing || lists?.has(id)) continue;
-        const found = knowledge.lists.lists(model.provider, keys.get(id) as KeyPool, hashed.get(id) as string[], client);
+      // Live lists, for an alias: the listings that are due start now; a key's first one is waited for, briefly.
+      if (!knowledge || pinned || !model.provider.listing) continue;
+      const found = knowledge.lists.lists(model.provider, pool, poolIds, client);
+      if (found instanceof Promise) {
         const got = (lists ??= new Map());
         got.set(id, []);
-        if (found instanceof Promise) pending.push(found.then((value) => void got.set(id, value)));
-        else got.set(id, found);
-      }
-      if (pending.length > 0) await Promise.all(pending);
+        (pending ??= []).push(found.then((value) => void got.set(id, value)));
+      } else if (found.length > 0) (lists ??= new Map()).set(id, found);
     }
+    if (pending) await Promise.all(pending);
     // A pinned model with a single key is always tried, as there is nothing to choose from.
     const lookHealth = !pinned || ids.length > 1;
     const [records, quarantined] = await Promise.all([
