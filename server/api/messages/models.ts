@@ -72,7 +72,7 @@ export function anthropicModels(catalog: Catalog, created: number, forKeys?: Key
   }
   for (const model of catalog.models) {
     ids.push(model.id);
-    bodies.set(model.id, info(model.id, `${model.provider.name} ${model.spec.id}`, model.spec.contextWindow, model.spec.deprecated === true, { tier: model.provider.tier.tier }));
+    bodies.set(model.id, info(model.id, `${model.provider.name} ${model.spec.id}`, model.spec.contextWindow, model.spec.deprecated === true));
   }
   const allPositions = new Map(ids.map((id, index) => [id, index]));
   const allIds = ids;
