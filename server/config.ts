@@ -96,7 +96,7 @@ export interface ModelsConfig {
   readonly maxKeys: number;
   /** The most bytes of lists kept in memory. */
   readonly maxBytes: number;
-  /** A model that answered "not found" is skipped for the key this long. */
+  /** A model that answered "not found" is skipped for the key this long; 0: never. */
   readonly quarantineMs: number;
   /** A key whose provider said it has no credit left is skipped this long. */
   readonly noCreditWaitMs: number;
@@ -353,7 +353,7 @@ function modelsConfig(env: Env): ModelsConfig {
     listingsPerMinute: integer(env, 'LISTINGS_PER_MINUTE', 30, 0),
     maxKeys: integer(env, 'MODELS_MAX_KEYS', 10_000, 1),
     maxBytes: env.MODELS_MAX_BYTES ? positiveSize('MODELS_MAX_BYTES', env.MODELS_MAX_BYTES) : 64 * 1024 ** 2,
-    quarantineMs: integer(env, 'MODEL_QUARANTINE_MS', 21_600_000, 1),
+    quarantineMs: integer(env, 'MODEL_QUARANTINE_MS', 21_600_000, 0),
     noCreditWaitMs: integer(env, 'NO_CREDIT_WAIT_MS', 86_400_000, 1),
   };
 }

@@ -54,7 +54,7 @@ describe('live model lists per key', () => {
   const running: RunningFreeway[] = [];
 
   async function start(env: Record<string, string> = {}, now?: () => number): Promise<RunningFreeway> {
-    const freeway = await startFreeway({ plugins: [groq], env: { GROQ_BASE_URL: upstream.url, MODELS_LIVE: 'on', ...env }, now });
+    const freeway = await startFreeway({ plugins: [groq], env: { GROQ_BASE_URL: upstream.url, MODELS_LIVE: 'on', MODEL_QUARANTINE_MS: '21600000', ...env }, now });
     running.push(freeway);
     return freeway;
   }
@@ -238,7 +238,7 @@ describe('learning from answers', () => {
   const listed = ['gone-soon-model', 'steady-model'];
 
   async function start(env: Record<string, string> = {}): Promise<RunningFreeway> {
-    const freeway = await startFreeway({ plugins: [groq], env: { GROQ_BASE_URL: upstream.url, MODELS_LIVE: 'on', ...env } });
+    const freeway = await startFreeway({ plugins: [groq], env: { GROQ_BASE_URL: upstream.url, MODELS_LIVE: 'on', MODEL_QUARANTINE_MS: '21600000', ...env } });
     running.push(freeway);
     return freeway;
   }

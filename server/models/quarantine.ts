@@ -16,7 +16,7 @@ const providerOf = (healthId: string): string => healthId.slice(0, Math.max(0, h
 export function createQuarantines(store: KnowledgeStore, quarantineMs: number, now: () => number): Quarantines {
   return {
     async read(healthIds) {
-      if (healthIds.length === 0) return nothing;
+      if (healthIds.length === 0 || quarantineMs === 0) return nothing;
       const providers = [...new Set(healthIds.map(providerOf))];
       const ids = [...healthIds.map((id) => `q:${id}`), ...providers.map((provider) => `q:${provider}`)];
       const records = await store.fields(ids);
@@ -38,6 +38,7 @@ export function createQuarantines(store: KnowledgeStore, quarantineMs: number, n
       return result;
     },
     async add(healthId, modelId, reason, gone) {
+      if (quarantineMs === 0) return;
       const at = now();
       const id = gone ? `q:${providerOf(healthId)}` : `q:${healthId}`;
       await store.setField(id, modelId, `${at + quarantineMs}|${reason}`, quarantineMs);

@@ -9,7 +9,7 @@ import type { HealthStore } from '../../server/routing/health.ts';
 import { createLogger } from '../../server/http/request-log.ts';
 import { createFreewayServer, type ServerTimeouts } from '../../server/http/server.ts';
 import { providerPlugins } from './plugins.ts';
-import { modelsLiveDefault } from './models-live-off.ts';
+import { modelsLiveDefault, quarantineDefault } from './models-live-off.ts';
 import type { ProviderPlugin } from '../../providers/types.ts';
 
 export { providerPlugins };
@@ -58,7 +58,7 @@ const REDIS_READY_TIMEOUT_MS = 8_000;
 /** Starts Freeway on an ephemeral 127.0.0.1 port, with its log captured in memory. */
 export async function startFreeway(options: StartOptions = {}): Promise<RunningFreeway> {
   const loaded = options.plugins ?? (await providerPlugins());
-  const config = loadConfig({ RATE_LIMIT_MAX: '100000', ROUTING: 'priority', MODELS_LIVE: modelsLiveDefault, ...options.env }, loaded);
+  const config = loadConfig({ RATE_LIMIT_MAX: '100000', ROUTING: 'priority', MODELS_LIVE: modelsLiveDefault, MODEL_QUARANTINE_MS: quarantineDefault, ...options.env }, loaded);
   const logs: string[] = [];
   const waiters = new Set<(line: string) => void>();
   const sink = new Writable({
