@@ -318,3 +318,22 @@ describe('learning from answers', () => {
     expect(chatModels(upstream.requests)).to.deep.equal([]);
   });
 });
+
+describe('curated models that are not chat models', () => {
+  it('an embedding model of the curated list is never picked by an alias, and pinned for chat it is a 400', async () => {
+    const groq = await groqWithListing();
+    const embedding = { id: 'nomic-embed-text-v1.5', capabilities: [], contextWindow: 8192, kind: 'embedding' as const };
+    const plugin: ProviderPlugin = { ...groq, models: [embedding, ...groq.models] };
+    const upstream = await startUpstream(provider(() => [], (model, _req, res) => modelNotFound(res, model)));
+    const freeway = await startFreeway({ plugins: [plugin], env: { GROQ_BASE_URL: upstream.url } });
+    try {
+      expect(freeway.catalog.aliases.every((alias) => alias.models.every((model) => model.spec.id !== embedding.id))).to.equal(true);
+      await chat(freeway, 'free:auto', groqHeader(key));
+      expect(chatModels(upstream.requests)).to.not.include(embedding.id);
+      await expectErrorLike(await chat(freeway, `groq/${embedding.id}`, groqHeader(key)), 400, 'invalid_request_error', /^groq\/nomic-embed-text-v1\.5 is an embedding model, not a chat model\.$/);
+    } finally {
+      await freeway.close();
+      await upstream.close();
+    }
+  });
+});
