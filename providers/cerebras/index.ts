@@ -27,13 +27,13 @@ const cerebras: ProviderPlugin = {
     // 65,536-token window, 32,768 output tokens, image input, reasoning_effort none/low/medium/high, as Cerebras
     // entered it in anomalyco/models.dev#6199 (2026-09-03).
     { id: 'qwen-3.8-27b', capabilities: ['fast', 'reasoning', 'tool-use', 'vision'], contextWindow: 65536, maxOutputTokens: 32768, reasoningEffort: true },
-    // Retired; Cerebras recommends gpt-oss-120b for each. Chat calls to them answer 404.
-    { id: 'llama-3.3-70b', capabilities: ['fast', 'tool-use'], contextWindow: 65536, deprecated: true, retired: { date: '2026-02-16', source: DEPRECATIONS } },
-    { id: 'qwen-3-32b', capabilities: ['fast', 'reasoning', 'tool-use'], contextWindow: 65536, deprecated: true, retired: { date: '2026-02-16', source: DEPRECATIONS } },
-    { id: 'llama3.1-8b', capabilities: ['fast', 'tool-use'], contextWindow: 8192, deprecated: true, retired: { date: '2026-05-27', source: DEPRECATIONS } },
-    { id: 'qwen-3-235b-a22b-instruct-2507', capabilities: ['tool-use'], contextWindow: 65536, deprecated: true, retired: { date: '2026-05-27', source: DEPRECATIONS } },
+    // Retired (their paid-plan windows as they were); Cerebras recommends gpt-oss-120b for each. Chat calls answer 404.
+    { id: 'llama-3.3-70b', capabilities: ['fast', 'tool-use', 'long-context'], contextWindow: 131072, deprecated: true, retired: { date: '2026-02-16', source: DEPRECATIONS } },
+    { id: 'qwen-3-32b', capabilities: ['fast', 'reasoning', 'tool-use', 'long-context'], contextWindow: 131072, deprecated: true, retired: { date: '2026-02-16', source: DEPRECATIONS } },
+    { id: 'llama3.1-8b', capabilities: ['fast', 'tool-use', 'long-context'], contextWindow: 131072, deprecated: true, retired: { date: '2026-05-27', source: DEPRECATIONS } },
+    { id: 'qwen-3-235b-a22b-instruct-2507', capabilities: ['reasoning', 'tool-use'], contextWindow: 32768, deprecated: true, retired: { date: '2026-05-27', source: DEPRECATIONS } },
     // Still in some /models answers while chat calls answer 404 (issue 15; mnfst/awesome-free-llm-apis#42).
-    { id: 'zai-glm-4.7', capabilities: ['reasoning', 'tool-use'], contextWindow: 65536, deprecated: true, retired: { date: '2026-08-17', source: 'https://github.com/cloudflare/cloudflare-docs/issues/32800' } },
+    { id: 'zai-glm-4.7', capabilities: ['reasoning', 'tool-use', 'long-context'], contextWindow: 262144, deprecated: true, retired: { date: '2026-08-17', source: 'https://github.com/cloudflare/cloudflare-docs/issues/32800' } },
   ],
   authHeaders: bearerAuth,
   logprobs: true,
