@@ -18,3 +18,7 @@ export const [GROQ_FIRST, GROQ_NEXT] = currentModels('groq') as [string, string]
 export const [CEREBRAS_FIRST] = currentModels('cerebras') as [string];
 /** The same, escaped for a RegExp. */
 export const [G1, G2, C1] = [GROQ_FIRST, GROQ_NEXT, CEREBRAS_FIRST].map(escaped) as [string, string, string];
+
+/** Whether that Cerebras model takes a reasoning effort (which Freeway then sends as reasoning_effort). */
+export const CEREBRAS_FIRST_TAKES_EFFORT =
+  plugins.find((plugin) => plugin.id === 'cerebras')?.models.find((model) => model.id === CEREBRAS_FIRST)?.reasoningEffort === true;
