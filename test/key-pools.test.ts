@@ -4,18 +4,8 @@ import { startFreeway, type RunningFreeway } from './support/freeway.ts';
 import { faults } from './support/faults.ts';
 import { getHealth, hello, postChat } from './support/http.ts';
 import { keyHeaders, testKeys } from './support/keys.ts';
-import { providerPlugins } from './support/plugins.ts';
+import { C1, G1, G2, GROQ_FIRST, GROQ_NEXT } from './support/current-models.ts';
 import { json, openAIError, startUpstream, type FakeUpstream, type SeenRequest, type UpstreamHandler } from './support/upstream.ts';
-
-/** The models aliases pick, in order, from the plugins' curated lists (which change with each review). */
-const plugins = await providerPlugins();
-const current = (providerId: string): string[] =>
-  (plugins.find((plugin) => plugin.id === providerId)?.models ?? []).filter((model) => !model.deprecated).map((model) => model.id);
-const escaped = (text: string): string => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
-const [GROQ_FIRST, GROQ_NEXT] = current('groq') as [string, string];
-const [CEREBRAS_FIRST] = current('cerebras') as [string];
-/** The same, inside a RegExp. */
-const [G1, G2, C1] = [GROQ_FIRST, GROQ_NEXT, CEREBRAS_FIRST].map(escaped);
 
 const first = testKeys.groq as string;
 const second = 'gsk_SecondKeyGroq0123456789abcdefABCDEF';
