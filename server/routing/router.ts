@@ -567,7 +567,7 @@ export function createRouter(deps: RouterDeps): Router {
         if (failure.kind === 'aborted') throw new CallerGone();
         failed = failure;
         if (failure.retryAfterMs !== undefined) lastRetryAfterMs = failure.retryAfterMs;
-        reasons.push(`${keyName(provider, choice.position, count)}: ${failure.kind === 'no_credit' ? `no credit left (${failure.reason})` : failure.reason}`);
+        reasons.push(`${keyName(provider, choice.position, count)}: ${failure.reason}`);
         if (failure.kind === 'unsupported') unsupported += 1;
         if (failure.kind === 'deadline') break models;
         if (failure.kind === 'request') {
