@@ -97,22 +97,13 @@ export function nextHealth(previous: HealthRecord | undefined, outcome: Outcome,
         lastSeen: now,
       };
     case 'invalid_key':
-      return {
-        ...prev,
-        state: 'invalid_key',
-        consecutiveFailures: failures,
-        until: now + HEALTH_TIMINGS.invalidKeyMs,
-        probeUntil: 0,
-        reason: outcome.reason,
-        lastSeen: now,
-      };
     case 'no_credit':
-      // Credit does not come back by itself within a day: NO_CREDIT_WAIT_MS, not the one-day cap, decides.
       return {
         ...prev,
-        state: 'no_credit',
+        state: outcome.kind,
         consecutiveFailures: failures,
-        until: now + outcome.waitMs,
+        // Credit does not come back by itself within a day: NO_CREDIT_WAIT_MS, not the one-day cap, decides.
+        until: now + (outcome.kind === 'no_credit' ? outcome.waitMs : HEALTH_TIMINGS.invalidKeyMs),
         probeUntil: 0,
         reason: outcome.reason,
         lastSeen: now,
