@@ -18,7 +18,7 @@ import { readAnswer } from './support/http.ts';
 import { headerFor, keyHeaders, testKeys } from './support/keys.ts';
 import { freewayOverOneUpstream } from './support/suite.ts';
 import { geminiSSE, openAISSE, openAIText, openAIToolCall, startUpstream, usage, type FakeUpstream, type SeenRequest } from './support/upstream.ts';
-import { C1, CEREBRAS_FIRST, CEREBRAS_FIRST_TAKES_EFFORT } from './support/current-models.ts';
+import { C1, CEREBRAS_FIRST, CEREBRAS_FIRST_TAKES_EFFORT, CEREBRAS_FIRST_WINDOW } from './support/current-models.ts';
 
 const weatherTool: Tool = {
   name: 'get_weather',
@@ -650,8 +650,8 @@ describe('Messages API (POST /v1/messages)', function () {
       expect(first.first_id).to.equal('free:auto');
       expect(first.last_id).to.equal(first.data.at(-1)?.id);
 
-      const one = await anthropic.models.retrieve('cerebras/llama-3.3-70b');
-      expect(one).to.include({ type: 'model', id: 'cerebras/llama-3.3-70b', display_name: 'Cerebras llama-3.3-70b', max_input_tokens: 131072, lifecycle: 'active' });
+      const one = await anthropic.models.retrieve(`cerebras/${CEREBRAS_FIRST}`);
+      expect(one).to.include({ type: 'model', id: `cerebras/${CEREBRAS_FIRST}`, display_name: `Cerebras ${CEREBRAS_FIRST}`, max_input_tokens: CEREBRAS_FIRST_WINDOW, lifecycle: 'active' });
     });
 
     it('without anthropic-version, GET /v1/models is still the OpenAI list', async function () {

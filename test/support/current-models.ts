@@ -22,3 +22,5 @@ export const [G1, G2, C1] = [GROQ_FIRST, GROQ_NEXT, CEREBRAS_FIRST].map(escaped)
 /** Whether that Cerebras model takes a reasoning effort (which Freeway then sends as reasoning_effort). */
 export const CEREBRAS_FIRST_TAKES_EFFORT =
   plugins.find((plugin) => plugin.id === 'cerebras')?.models.find((model) => model.id === CEREBRAS_FIRST)?.reasoningEffort === true;
+/** That Cerebras model's context window. */
+export const CEREBRAS_FIRST_WINDOW = plugins.find((plugin) => plugin.id === 'cerebras')?.models.find((model) => model.id === CEREBRAS_FIRST)?.contextWindow;
