@@ -1,4 +1,4 @@
-import type { Capability, ModelSpec, ProviderPlugin } from '../providers/types.ts';
+import type { Capability, ModelKind, ModelSpec, ProviderPlugin, Tier } from '../providers/types.ts';
 
 export interface CatalogModel {
   /** `{provider}/{modelId}` */
@@ -12,7 +12,7 @@ export interface Alias {
   readonly id: string;
   /** The capability every model of the alias has; none for `free:auto`. */
   readonly capability: Capability | undefined;
-  /** Non-deprecated models, in provider priority order, then plugin order. */
+  /** Chat models that are not deprecated, in provider priority order, then plugin order. */
   readonly models: readonly CatalogModel[];
 }
 
@@ -22,8 +22,18 @@ export interface ModelObject {
   created: number;
   owned_by: string;
   capabilities: Capability[];
-  context_window?: number;
+  context_window?: number | null;
   deprecated?: boolean;
+  /** What a free key of the provider gets (`free`, `free with limits`, `trial credit`, `paid only`). */
+  tier?: Tier;
+  /** Only for a model that is not a chat model. */
+  kind?: ModelKind | 'other';
+  /** With key headers: `live` when the keys' own model lists say so, `curated` when it is the plugin's list. */
+  source?: 'live' | 'curated';
+  /** With key headers: whether the keys can use the model now. */
+  available?: boolean;
+  /** Why not, when `available` is false. */
+  reason?: string;
 }
 
 export interface Catalog {
@@ -70,7 +80,8 @@ export function buildCatalog(plugins: readonly ProviderPlugin[], created = Math.
       byId.set(id, model);
     }
   }
-  const usable = models.filter((model) => !model.spec.deprecated);
+  // Neither a deprecated model nor one that is not a chat model is ever picked by an alias.
+  const usable = models.filter((model) => !model.spec.deprecated && (model.spec.kind ?? 'chat') === 'chat');
   const aliases: Alias[] = aliasCapabilities.map(([id, capability]) => ({
     id,
     capability,
@@ -94,6 +105,7 @@ export function buildCatalog(plugins: readonly ProviderPlugin[], created = Math.
       capabilities: [...model.spec.capabilities],
       context_window: model.spec.contextWindow,
       deprecated: model.spec.deprecated === true,
+      tier: model.provider.tier.tier,
     })),
   ];
   const objectBodies = new Map(objects.map((object) => [object.id, JSON.stringify(object)]));

@@ -1,5 +1,5 @@
 import cors from 'cors';
-import express, { type ErrorRequestHandler, type Express, type RequestHandler } from 'express';
+import express, { type ErrorRequestHandler, type Express, type Request, type RequestHandler } from 'express';
 import type { Store } from 'express-rate-limit';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
@@ -13,7 +13,9 @@ import { createKeyHasher, type HealthStore } from './routing/health.ts';
 import { createKeyReader, type KeyReader, type KeySet } from './routing/keys.ts';
 import type { IncomingHttpHeaders } from 'node:http';
 import { createLatencyTracker } from './routing/latency.ts';
-import { createRateLimit } from './http/rate-limit.ts';
+import { clientIp, createRateLimit } from './http/rate-limit.ts';
+import { createModelKnowledge } from './models/model-knowledge.ts';
+import { keyModelList } from './models/key-models.ts';
 import { createBodyBudget, jsonBody } from './http/json-body.ts';
 import { keyShapedRedactor, requestLog, type LogLocals } from './http/request-log.ts';
 import { createMetrics, metricsEndpoint } from './http/metrics.ts';
@@ -25,6 +27,7 @@ import { createRedactor, sanitizeForLog } from './http/redact.ts';
 import { createRouter } from './routing/router.ts';
 import { createStores } from './state/stores.ts';
 import type { KeyCheckStore } from './state/key-checks.ts';
+import type { KnowledgeStore } from './state/knowledge.ts';
 import { chatApi } from './api/chat/index.ts';
 import { responsesApi } from './api/responses/index.ts';
 import { completionRoute } from './api/completion.ts';
@@ -35,7 +38,6 @@ import { countTokens, messagesApi, modelResolver } from './api/messages/index.ts
 import { anthropicModels } from './api/messages/models.ts';
 import { providersApi } from './api/providers/index.ts';
 import { curatedUsable } from './api/providers/usable.ts';
-import { clientIp } from './http/rate-limit.ts';
 import { probes, type Readiness } from './http/probes.ts';
 import { serveConsole } from './http/console.ts';
 
@@ -47,6 +49,8 @@ export interface AppDeps {
   readonly healthStore?: HealthStore;
   /** Where the rate-limit windows live; when absent, Redis with REDIS_URL, else an in-memory sliding window. */
   readonly rateLimitStore?: Store;
+  /** Where model lists and quarantines live (a cluster worker's: the primary's); when absent, Redis with REDIS_URL, else memory. */
+  readonly knowledgeStore?: KnowledgeStore;
   /** The HTTP client for upstream calls; Freeway's keep-alive node:http client when absent. */
   readonly fetch?: FetchFunction;
   /** For tests: a source of randomness for exploration. */
@@ -117,10 +121,21 @@ export function createApp(deps: AppDeps): FreewayApp {
   const metrics = createMetrics();
   const healthStore = metrics.watchHealth(stores.healthStore);
   const latency = metrics.watchLatency(createLatencyTracker());
-  const router = createRouter({ config, health: healthStore, hashKey, latency, redact, random: deps.random, now: deps.now });
+  const upstreamFetch = deps.fetch ?? createUpstreamFetch();
+  const knowledge = createModelKnowledge({
+    config,
+    catalog,
+    store: stores.knowledgeStore,
+    health: healthStore,
+    fetch: upstreamFetch,
+    now: deps.now ?? Date.now,
+    listed: metrics.listed,
+    quarantined: metrics.quarantined,
+  });
+  const router = createRouter({ config, health: healthStore, hashKey, latency, redact, random: deps.random, now: deps.now, knowledge, providers });
+  const clientOf = (req: Request): string => clientIp(req, config.rateLimitIpv6Subnet);
   const rateLimit = createRateLimit({ max: config.rateLimitMax, windowMs: config.rateLimitWindowMs, ipv6Subnet: config.rateLimitIpv6Subnet, store: stores.rateLimitStore, onRefused: metrics.rateLimited });
   const shutdown = createShutdown();
-  const upstreamFetch = deps.fetch ?? createUpstreamFetch();
   const readiness: Readiness = { phase: 'starting' };
   const completions = {
     catalog,
@@ -131,9 +146,12 @@ export function createApp(deps: AppDeps): FreewayApp {
     maxResponseBytes: config.maxResponseBytes,
     clientStallTimeoutMs: config.clientStallTimeoutMs,
     shutdown: shutdown.gate,
+    clientOf,
   };
   const resolveClaudeModel = modelResolver(catalog, config.anthropicModelMap);
-  const claudeModels = anthropicModels(catalog, Math.floor(Date.now() / 1000));
+  const created = Math.floor(Date.now() / 1000);
+  const keyModels = keyModelList({ catalog, readKeys, hashKey, knowledge, clientOf, created });
+  const claudeModels = anthropicModels(catalog, created, keyModels);
   /** `GET /v1/models` serves OpenAI's shape, or Anthropic's to clients that send `anthropic-version`. */
   const byApi = (anthropic: RequestHandler, openai: RequestHandler): RequestHandler => (req, res, next) =>
     speaksAnthropic(req.headers) ? anthropic(req, res, next) : openai(req, res, next);
@@ -194,7 +212,7 @@ export function createApp(deps: AppDeps): FreewayApp {
       fetch: upstreamFetch,
       redact,
       usable: curatedUsable(catalog),
-      clientOf: (req) => clientIp(req, config.rateLimitIpv6Subnet),
+      clientOf,
       intervalMs: config.keyCheckIntervalMs,
       perMinute: config.keyChecksPerMinute,
       timeoutMs: config.keyCheckTimeoutMs,
@@ -202,9 +220,9 @@ export function createApp(deps: AppDeps): FreewayApp {
     }),
   );
   app.all('/v1/providers', methodNotAllowed('GET, HEAD'));
-  app.get('/v1/models', byApi(claudeModels.list, listModels(catalog)));
+  app.get('/v1/models', byApi(claudeModels.list, listModels(catalog, keyModels)));
   app.all('/v1/models', methodNotAllowed('GET, HEAD'));
-  app.get('/v1/models/*id', byApi(claudeModels.retrieve, retrieveModel(catalog)));
+  app.get('/v1/models/*id', byApi(claudeModels.retrieve, retrieveModel(catalog, keyModels)));
   app.all('/v1/models/*id', methodNotAllowed('GET, HEAD'));
   app.post(
     '/v1/chat/completions',
@@ -253,7 +271,10 @@ export function createApp(deps: AppDeps): FreewayApp {
   const warnOfDrops = createThrottledWarn(logger);
   return {
     app,
-    close: stores.close,
+    async close() {
+      knowledge.close();
+      await stores.close();
+    },
     interrupt: shutdown.interrupt,
     metrics: metrics.registry,
     readiness,

@@ -1,12 +1,13 @@
 import cluster, { type Worker } from 'node:cluster';
 import type { ClientRateLimitInfo, Options, Store } from 'express-rate-limit';
 import type { Logger } from 'pino';
-import { cannotStart, listenFailure, type Config } from './config.ts';
+import { cannotStart, listenFailure, type Config, type ModelsConfig } from './config.ts';
 import { exitAfterFlush } from './http/request-log.ts';
 import { aggregateWorkers, listenForMetrics } from './http/metrics.ts';
 import { createMemoryHealthStore, type HealthRecord, type HealthStore, type Outcome } from './routing/health.ts';
 import { createSlidingWindowStore } from './state/sliding-window-store.ts';
 import { failOpen, withHealthFallback } from './state/stores.ts';
+import { createMemoryKnowledgeStore, withKnowledgeFallback, type KnowledgeStore } from './state/knowledge.ts';
 import { createThrottledWarn } from './state/warn-every.ts';
 import { createMemoryKeyCheckStore, withKeyCheckFallback, type KeyCheckRecord, type KeyCheckStore } from './state/key-checks.ts';
 
@@ -29,7 +30,12 @@ type StoreCall =
   | { readonly op: 'checks.get'; readonly ids: readonly string[] }
   | { readonly op: 'checks.claim'; readonly id: string; readonly now: number; readonly intervalMs: number }
   | { readonly op: 'checks.save'; readonly id: string; readonly record: KeyCheckRecord }
-  | { readonly op: 'checks.spend'; readonly client: string; readonly now: number; readonly perMinute: number };
+  | { readonly op: 'checks.spend'; readonly client: string; readonly now: number; readonly perMinute: number }
+
+  | { readonly op: 'models.get' | 'models.fields'; readonly ids: readonly string[] }
+  | { readonly op: 'models.set'; readonly id: string; readonly value: string; readonly ttlMs: number }
+  | { readonly op: 'models.claim'; readonly id: string; readonly ttlMs: number }
+  | { readonly op: 'models.setField'; readonly id: string; readonly field: string; readonly value: string; readonly ttlMs: number };
 
 interface StoreRequest {
   readonly freeway: 'store';
@@ -128,7 +134,10 @@ const toInfo = (wire: WireInfo | undefined | null): ClientRateLimitInfo | undefi
   wire ? { totalHits: wire.totalHits, resetTime: wire.resetTime === undefined ? undefined : new Date(wire.resetTime) } : undefined;
 
 /** A worker's stores: proxies to the primary's, failing open (rate limit) or falling back to memory (health). */
-export function createPrimaryStores(logger: Logger): { healthStore: HealthStore; rateLimitStore: Store; keyCheckStore: KeyCheckStore } {
+export function createPrimaryStores(
+  logger: Logger,
+  limits: Pick<ModelsConfig, 'maxKeys' | 'maxBytes'> = { maxKeys: 10_000, maxBytes: 64 * 1024 ** 2 },
+): { healthStore: HealthStore; rateLimitStore: Store; knowledgeStore: KnowledgeStore; keyCheckStore: KeyCheckStore } {
   const call = createPrimaryChannel();
   const warn = createThrottledWarn(logger);
   const windows: Store = {
@@ -172,10 +181,23 @@ export function createPrimaryStores(logger: Logger): { healthStore: HealthStore;
     spend: (client, now, perMinute) => call<boolean>({ op: 'checks.spend', client, now, perMinute }),
     async close() {},
   };
+  const knowledge: KnowledgeStore = {
+    async get(ids) {
+      return (await call<Array<string | null>>({ op: 'models.get', ids })).map((value) => value ?? undefined);
+    },
+    set: (id, value, ttlMs) => call<void>({ op: 'models.set', id, value, ttlMs }),
+    claim: (id, ttlMs) => call<boolean>({ op: 'models.claim', id, ttlMs }),
+    async fields(ids) {
+      return (await call<Array<Record<string, string> | null>>({ op: 'models.fields', ids })).map((value) => value ?? undefined);
+    },
+    setField: (id, field, value, ttlMs) => call<void>({ op: 'models.setField', id, field, value, ttlMs }),
+    async close() {},
+  };
   return {
     keyCheckStore: withKeyCheckFallback(checks, warn, 'the cluster primary'),
     rateLimitStore: failOpen(windows, warn, 'the cluster primary'),
     healthStore: withHealthFallback(health, warn, 'the cluster primary'),
+    knowledgeStore: withKnowledgeFallback(knowledge, createMemoryKnowledgeStore(limits.maxKeys, limits.maxBytes), warn, 'the cluster primary'),
   };
 }
 
@@ -188,6 +210,7 @@ function servePrimaryStores(config: Config): { handle(worker: Worker, request: S
   windows.init?.({ limit: config.rateLimitMax, windowMs: config.rateLimitWindowMs } as Options);
   const health = createMemoryHealthStore(undefined, undefined, config.healthMaxRecords);
   const checks = createMemoryKeyCheckStore(config.healthMaxRecords);
+  const knowledge = createMemoryKnowledgeStore(config.models.maxKeys, config.models.maxBytes);
   const wire = (info: ClientRateLimitInfo | undefined): WireInfo | null =>
     info ? { totalHits: info.totalHits, resetTime: info.resetTime?.getTime() } : null;
 
@@ -219,6 +242,16 @@ function servePrimaryStores(config: Config): { handle(worker: Worker, request: S
         return checks.save(call.id, call.record);
       case 'checks.spend':
         return checks.spend(call.client, call.now, call.perMinute);
+      case 'models.get':
+        return (await knowledge.get(call.ids)).map((value) => value ?? null);
+      case 'models.fields':
+        return (await knowledge.fields(call.ids)).map((value) => value ?? null);
+      case 'models.set':
+        return knowledge.set(call.id, call.value, call.ttlMs);
+      case 'models.claim':
+        return knowledge.claim(call.id, call.ttlMs);
+      case 'models.setField':
+        return knowledge.setField(call.id, call.field, call.value, call.ttlMs);
     }
   }
 
@@ -236,6 +269,7 @@ function servePrimaryStores(config: Config): { handle(worker: Worker, request: S
       await windows.shutdown?.();
       await health.close();
       await checks.close();
+      await knowledge.close();
     },
   };
 }

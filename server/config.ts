@@ -82,6 +82,34 @@ export interface Config {
   readonly readyzRequireRedis: boolean;
   /** Whether `GET /` serves the web console. */
   readonly console: boolean;
+  /** What Freeway learns of the models each key can use (docs/models.md). */
+  readonly models: ModelsConfig;
+}
+
+/** Live model lists, model quarantine and keys without credit (MODELS_*, LISTINGS_*, MODEL_QUARANTINE_MS, NO_CREDIT_WAIT_MS). */
+export interface ModelsConfig {
+  /** MODELS_LIVE: ask providers which models a key can use. */
+  readonly live: boolean;
+  /** A key's list is asked again after this long; the old one serves meanwhile. */
+  readonly refreshMs: number;
+  /** The most a request waits for a key's first listing before it is routed on what is known. */
+  readonly firstWaitMs: number;
+  /** One listing call (one page), start to end. */
+  readonly listingTimeoutMs: number;
+  /** The most bytes of one listing page. */
+  readonly listingMaxBytes: number;
+  /** The most pages of one listing. */
+  readonly listingMaxPages: number;
+  /** Listings one client may start per minute; past it the cached or curated list serves. */
+  readonly listingsPerMinute: number;
+  /** The most keys whose lists (and model quarantines) are kept in memory. */
+  readonly maxKeys: number;
+  /** The most bytes of lists kept in memory. */
+  readonly maxBytes: number;
+  /** A model that answered "not found" is skipped for the key this long; 0: never. */
+  readonly quarantineMs: number;
+  /** A key whose provider said it has no credit left is skipped this long. */
+  readonly noCreditWaitMs: number;
 }
 
 /** As Express takes it: trust every hop (true), none (false), a hop count, or addresses, subnets and names. */
@@ -325,6 +353,23 @@ export function loadConfig(env: Env, plugins: readonly ProviderPlugin[]): Config
     keyCheckTimeoutMs: integer(env, 'KEY_CHECK_TIMEOUT_MS', 10_000, 1),
     readyzRequireRedis: oneOf(env, 'READYZ_REQUIRE_REDIS', ['true', 'false'], 'false') === 'true',
     console: oneOf(env, 'CONSOLE', ['on', 'off'], 'on') === 'on',
+    models: modelsConfig(env),
+  };
+}
+
+function modelsConfig(env: Env): ModelsConfig {
+  return {
+    live: oneOf(env, 'MODELS_LIVE', ['on', 'off'], 'on') === 'on',
+    refreshMs: integer(env, 'MODELS_REFRESH_MS', 3_600_000, 1_000),
+    firstWaitMs: integer(env, 'MODELS_FIRST_WAIT_MS', 1_500, 0, 60_000),
+    listingTimeoutMs: integer(env, 'MODELS_LISTING_TIMEOUT_MS', 5_000, 1, 60_000),
+    listingMaxBytes: env.MODELS_LISTING_MAX_BYTES ? positiveSize('MODELS_LISTING_MAX_BYTES', env.MODELS_LISTING_MAX_BYTES) : 4 * 1024 ** 2,
+    listingMaxPages: integer(env, 'MODELS_LISTING_MAX_PAGES', 10, 1, 100),
+    listingsPerMinute: integer(env, 'LISTINGS_PER_MINUTE', 30, 0),
+    maxKeys: integer(env, 'MODELS_MAX_KEYS', 10_000, 1),
+    maxBytes: env.MODELS_MAX_BYTES ? positiveSize('MODELS_MAX_BYTES', env.MODELS_MAX_BYTES) : 64 * 1024 ** 2,
+    quarantineMs: integer(env, 'MODEL_QUARANTINE_MS', 21_600_000, 0),
+    noCreditWaitMs: integer(env, 'NO_CREDIT_WAIT_MS', 86_400_000, 1),
   };
 }
 

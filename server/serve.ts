@@ -45,7 +45,7 @@ const FINAL_GRACE_MS = 500;
 function serve(config: Config): void {
   const catalog = buildCatalog(plugins);
   // Workers without Redis keep their state in the primary; with Redis (or alone), createApp picks the stores.
-  const shared = clustered && !config.redisUrl ? createPrimaryStores(logger) : {};
+  const shared = clustered && !config.redisUrl ? createPrimaryStores(logger, config.models) : {};
   // In a cluster, /metrics on the main port shows every worker: the primary aggregates them.
   const scrapeMetrics = clustered && config.metrics.mode === 'main' ? askPrimary() : undefined;
   const freeway = createApp({ config, catalog, logger, ...shared, scrapeMetrics });

@@ -6,6 +6,7 @@ import { faults } from './support/faults.ts';
 import { getHealth, hello, postChat, sseEvents } from './support/http.ts';
 import { keyHeaders } from './support/keys.ts';
 import { openAIText, startUpstream, type FakeUpstream } from './support/upstream.ts';
+import { C1, G1 } from './support/current-models.ts';
 
 const chunk = (content: string): string =>
   `data: ${JSON.stringify({ id: 'x', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: { content }, finish_reason: null }] })}\n\n`;
@@ -73,7 +74,7 @@ describe('deadlines and sizes', () => {
       code: 502,
     });
     expect(res.ms).to.be.within(550, 2000);
-    expect(res.headers.get('x-freeway-attempts')).to.match(/^groq\/llama-3\.3-70b-versatile request timeout \d+ms$/);
+    expect(res.headers.get('x-freeway-attempts')).to.match(new RegExp(`^groq\\/${G1} request timeout \\d+ms$`));
     // No time was left for anyone else.
     expect(cerebras.requests).to.have.length(0);
     for (let i = 0; i < 50 && !closed; i++) await new Promise((r) => setTimeout(r, 10));
@@ -88,7 +89,7 @@ describe('deadlines and sizes', () => {
     const res = await postChat(running.url, hello('free:auto'), keys);
     expect(res.status, res.text).to.equal(200);
     expect(res.json.choices[0].message.content).to.equal('from cerebras');
-    expect(res.headers.get('x-freeway-attempts')).to.match(/^groq\/llama-3\.3-70b-versatile 200 then bad stream \d+ms, cerebras\/llama-3\.3-70b 200 \d+ms$/);
+    expect(res.headers.get('x-freeway-attempts')).to.match(new RegExp(`^groq\\/${G1} 200 then bad stream \\d+ms, cerebras\\/${C1} 200 \\d+ms$`));
     const health = (await getHealth(running.url, keys)).providers.groq;
     expect(health.consecutiveFailures).to.equal(1);
   });

@@ -4,6 +4,7 @@ import { faults } from './support/faults.ts';
 import { getHealth, hello, postChat, sseEvents } from './support/http.ts';
 import { keyHeaders } from './support/keys.ts';
 import { startUpstream, type FakeUpstream, type UpstreamHandler } from './support/upstream.ts';
+import { C1, G1 } from './support/current-models.ts';
 
 const TIMEOUT_MS = 300;
 
@@ -68,7 +69,7 @@ describe('faults injected by a real upstream', () => {
             ? sseEvents(res.text).filter((e) => e !== '[DONE]' && e.choices[0]?.delta?.content).map((e) => e.choices[0].delta.content).join('')
             : res.json.choices[0].message.content;
           expect(text).to.equal('from cerebras');
-          expect(res.headers.get('x-freeway-attempts')).to.match(new RegExp(`^groq/llama-3\\.3-70b-versatile ${status} \\d+ms, cerebras/llama-3\\.3-70b 200 \\d+ms$`));
+          expect(res.headers.get('x-freeway-attempts')).to.match(new RegExp(`^groq\\/${G1} ${status} \\d+ms, cerebras\\/${C1} 200 \\d+ms$`));
           expect(await groqHealth()).to.deep.equal(health);
         });
       }

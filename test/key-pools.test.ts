@@ -4,6 +4,7 @@ import { startFreeway, type RunningFreeway } from './support/freeway.ts';
 import { faults } from './support/faults.ts';
 import { getHealth, hello, postChat } from './support/http.ts';
 import { keyHeaders, testKeys } from './support/keys.ts';
+import { C1, G1, G2, GROQ_FIRST, GROQ_NEXT } from './support/current-models.ts';
 import { json, openAIError, startUpstream, type FakeUpstream, type SeenRequest, type UpstreamHandler } from './support/upstream.ts';
 
 const first = testKeys.groq as string;
@@ -100,7 +101,7 @@ describe('key pools: several keys in one header', () => {
     });
 
     it('ignores whitespace around commas, and a repeated header is a pool too', async () => {
-      const res = await postChat(freeway.url, hello('groq/llama-3.3-70b-versatile'), { 'X-Groq-Key': ` ${first} ,\t${second} ` });
+      const res = await postChat(freeway.url, hello(`groq/${GROQ_FIRST}`), { 'X-Groq-Key': ` ${first} ,\t${second} ` });
       expect(res.status).to.equal(200);
       expect(groq.requests[0]?.headers.authorization).to.equal(`Bearer ${first}`);
       const headers = new Headers();
@@ -116,11 +117,11 @@ describe('key pools: several keys in one header', () => {
     const res = await postChat(freeway.url, hello('free:auto'), { ...pool(first, second), ...keyHeaders('cerebras') });
     expect(res.status, res.text).to.equal(200);
     expect(res.json.choices[0].message.content).to.equal('from groq');
-    expect(res.headers.get('x-freeway-model')).to.equal('groq/llama-3.3-70b-versatile');
-    expect(res.headers.get('x-freeway-attempts')).to.match(/^groq\/llama-3\.3-70b-versatile key 1 429 \d+ms, groq\/llama-3\.3-70b-versatile key 2 200 \d+ms$/);
+    expect(res.headers.get('x-freeway-model')).to.equal(`groq/${GROQ_FIRST}`);
+    expect(res.headers.get('x-freeway-attempts')).to.match(new RegExp(`^groq\\/${G1} key 1 429 \\d+ms, groq\\/${G1} key 2 200 \\d+ms$`));
     expect(groq.requests.map((req) => [req.body?.model, req.headers.authorization])).to.deep.equal([
-      ['llama-3.3-70b-versatile', `Bearer ${first}`],
-      ['llama-3.3-70b-versatile', `Bearer ${second}`],
+      [GROQ_FIRST, `Bearer ${first}`],
+      [GROQ_FIRST, `Bearer ${second}`],
     ]);
     expect(cerebras.requests).to.have.length(0);
     const line = JSON.parse(freeway.logs.find((entry) => entry.includes('POST /v1/chat/completions 200')) as string);
@@ -129,7 +130,7 @@ describe('key pools: several keys in one header', () => {
 
     // The rate-limited key sits out; the other one serves meanwhile.
     const next = await postChat(freeway.url, hello('free:auto'), pool(first, second));
-    expect(next.headers.get('x-freeway-attempts')).to.match(/^groq\/llama-3\.3-70b-versatile key 2 200 \d+ms$/);
+    expect(next.headers.get('x-freeway-attempts')).to.match(new RegExp(`^groq\\/${G1} key 2 200 \\d+ms$`));
   });
 
   it('an invalid key moves on to the next key as well; a server error moves on to another provider', async () => {
@@ -137,18 +138,18 @@ describe('key pools: several keys in one header', () => {
     const res = await postChat(freeway.url, hello('free:auto'), { ...pool(first, second, third), ...keyHeaders('cerebras') });
     expect(res.status).to.equal(200);
     expect(res.headers.get('x-freeway-attempts')).to.match(
-      /^groq\/llama-3\.3-70b-versatile key 1 401 \d+ms, groq\/llama-3\.3-70b-versatile key 2 503 \d+ms, cerebras\/llama-3\.3-70b 200 \d+ms$/,
+      new RegExp(`^groq\\/${G1} key 1 401 \\d+ms, groq\\/${G1} key 2 503 \\d+ms, cerebras\\/${C1} 200 \\d+ms$`),
     );
     expect(keysSeen(groq, [first, second, third])).to.deep.equal([1, 2]);
   });
 
   it('a model the provider does not serve moves on to the next model, keeping the key', async () => {
-    groq.handle((req, res) => (req.body?.model === 'llama-3.3-70b-versatile' ? faults.notFound()(req, res) : faults.ok('from 8b')(req, res)));
+    groq.handle((req, res) => (req.body?.model === GROQ_FIRST ? faults.notFound()(req, res) : faults.ok('from 8b')(req, res)));
     const res = await postChat(freeway.url, hello('free:auto'), pool(first, second));
     expect(res.status).to.equal(200);
-    expect(res.headers.get('x-freeway-model')).to.equal('groq/llama-3.1-8b-instant');
+    expect(res.headers.get('x-freeway-model')).to.equal(`groq/${GROQ_NEXT}`);
     // Each model has its own turn: both start with key 1.
-    expect(res.headers.get('x-freeway-attempts')).to.match(/^groq\/llama-3\.3-70b-versatile key 1 404 \d+ms, groq\/llama-3\.1-8b-instant key 1 200 \d+ms$/);
+    expect(res.headers.get('x-freeway-attempts')).to.match(new RegExp(`^groq\\/${G1} key 1 404 \\d+ms, groq\\/${G2} key 1 200 \\d+ms$`));
   });
 
   it('ten requests with two healthy keys: each key serves five, taking turns', async () => {
@@ -196,17 +197,17 @@ describe('key pools: several keys in one header', () => {
 
   it('a pinned model tries the next key after a 429, and skips keys that are sitting out', async () => {
     groq.handle(byKey({ [first]: faults.rateLimited(30) }));
-    const res = await postChat(freeway.url, hello('groq/llama-3.1-8b-instant'), pool(first, second));
+    const res = await postChat(freeway.url, hello(`groq/${GROQ_NEXT}`), pool(first, second));
     expect(res.status).to.equal(200);
-    expect(res.headers.get('x-freeway-attempts')).to.match(/^groq\/llama-3\.1-8b-instant key 1 429 \d+ms, groq\/llama-3\.1-8b-instant key 2 200 \d+ms$/);
+    expect(res.headers.get('x-freeway-attempts')).to.match(new RegExp(`^groq\\/${G2} key 1 429 \\d+ms, groq\\/${G2} key 2 200 \\d+ms$`));
     groq.handle(faults.rateLimited(30));
-    const spent = await postChat(freeway.url, hello('groq/llama-3.1-8b-instant'), pool(first, second));
+    const spent = await postChat(freeway.url, hello(`groq/${GROQ_NEXT}`), pool(first, second));
     expect(spent.status).to.equal(502);
     expect(spent.json.error.type).to.equal('freeway_provider_error');
     expect(spent.json.error.message).to.equal(
       'Provider failed: groq key 2: 429 Rate limit reached for requests; groq key 1: rate limited, retry after 30s (429 Rate limit reached for requests)',
     );
-    const none = await postChat(freeway.url, hello('groq/llama-3.1-8b-instant'), pool(first, second));
+    const none = await postChat(freeway.url, hello(`groq/${GROQ_NEXT}`), pool(first, second));
     expect(none.status).to.equal(502);
     expect(none.headers.get('retry-after')).to.equal('30');
     expect(groq.requests).to.have.length(3);
@@ -233,7 +234,7 @@ describe('key pools: several keys in one header', () => {
 
   it('/health lists each key of a pool by position; a single key keeps its one entry', async () => {
     groq.handle(byKey({ [second]: faults.rateLimited(25) }));
-    await postChat(freeway.url, hello('groq/llama-3.3-70b-versatile'), pool(second, first));
+    await postChat(freeway.url, hello(`groq/${GROQ_FIRST}`), pool(second, first));
     const health = await getHealth(freeway.url, { ...pool(first, second, third), ...keyHeaders('cerebras') });
     expect(health.providers).to.deep.equal({
       groq: [
@@ -249,7 +250,7 @@ describe('key pools: several keys in one header', () => {
 
   it("a daily quota's 429 keeps the key out for its whole wait, well past 60 s", async () => {
     groq.handle(byKey({ [first]: dailyTokensSpent(799) }));
-    const res = await postChat(freeway.url, hello('groq/llama-3.3-70b-versatile'), pool(first, second));
+    const res = await postChat(freeway.url, hello(`groq/${GROQ_FIRST}`), pool(first, second));
     expect(res.status).to.equal(200);
     expect(keysSeen(groq, [first, second])).to.deep.equal([1, 2]);
     const start = clock;
@@ -322,7 +323,7 @@ describe('quotas known before the 429', () => {
     for (const at of [1_000, 60_000, 179_000]) {
       clock = start + at;
       const during = await postChat(freeway.url, hello('free:auto'), keys);
-      expect(during.headers.get('x-freeway-attempts'), `at +${at / 1000}s`).to.match(/^cerebras\/llama-3\.3-70b 200 \d+ms$/);
+      expect(during.headers.get('x-freeway-attempts'), `at +${at / 1000}s`).to.match(new RegExp(`^cerebras\\/${C1} 200 \\d+ms$`));
     }
     expect(groq.requests, 'no request spent on a 429').to.have.length(1);
     clock = start + 179_560;

@@ -30,6 +30,15 @@ describe('ordering by observed speed (ROUTING=latency)', () => {
     return freeway;
   }
 
+  /** free:fast's candidates with a groq and a cerebras key: each provider's current fast models, groq first. */
+  function fastCandidates(server: RunningFreeway): string[] {
+    return ['groq', 'cerebras'].flatMap((id) =>
+      (server.catalog.providers.find((provider) => provider.id === id)?.models ?? [])
+        .filter((model) => !model.deprecated && model.capabilities.includes('fast'))
+        .map((model) => `${id}/${model.id}`),
+    );
+  }
+
   async function modelFor(server: RunningFreeway, roll?: number[]): Promise<string | null> {
     if (roll) dice.push(...roll);
     const res = await postChat(server.url, hello('free:fast'), keys);
@@ -39,21 +48,27 @@ describe('ordering by observed speed (ROUTING=latency)', () => {
 
   it('starts in priority order, explores now and then, and moves to the faster provider', async () => {
     const server = await start('latency');
+    const candidates = fastCandidates(server);
+    const cerebrasIndex = candidates.findIndex((candidate) => candidate.startsWith('cerebras/'));
+    const cerebrasFirst = candidates[cerebrasIndex];
+    expect(cerebrasIndex, 'a cerebras candidate after the groq ones').to.be.greaterThan(0);
     // Nothing measured yet: provider priority.
-    expect(await modelFor(server)).to.equal('groq/llama-3.3-70b-versatile');
-    // The measured groq model leads; an exploring request (roll < 0.05) tries the third candidate,
-    // cerebras/llama-3.3-70b, first (1 + floor(0.3 * 5) = index 2 of 6).
-    expect(await modelFor(server, [0.01, 0.3])).to.equal('cerebras/llama-3.3-70b');
+    expect(await modelFor(server)).to.equal(candidates[0]);
+    // The measured groq model leads; an exploring request (roll < 0.05) tries the first cerebras candidate
+    // first: the router picks index 1 + floor(roll * (candidates - 1)), so roll in the middle of its slot.
+    const roll = (cerebrasIndex - 1 + 0.5) / (candidates.length - 1);
+    expect(await modelFor(server, [0.01, roll])).to.equal(cerebrasFirst);
     // Now measured faster than groq's 150 ms, it goes first without exploring.
-    expect(await modelFor(server)).to.equal('cerebras/llama-3.3-70b');
-    expect(await modelFor(server)).to.equal('cerebras/llama-3.3-70b');
+    expect(await modelFor(server)).to.equal(cerebrasFirst);
+    expect(await modelFor(server)).to.equal(cerebrasFirst);
   });
 
   it('ROUTING=priority ignores speed and never explores', async () => {
     const server = await start('priority');
-    expect(await modelFor(server)).to.equal('groq/llama-3.3-70b-versatile');
-    expect(await modelFor(server, [0.01, 0.3])).to.equal('groq/llama-3.3-70b-versatile');
-    expect(await modelFor(server)).to.equal('groq/llama-3.3-70b-versatile');
+    const first = fastCandidates(server)[0];
+    expect(await modelFor(server)).to.equal(first);
+    expect(await modelFor(server, [0.01, 0.3])).to.equal(first);
+    expect(await modelFor(server)).to.equal(first);
   });
 
   it('explores about ROUTING_EXPLORE_SHARE of requests with real randomness', async () => {

@@ -16,6 +16,7 @@ import { providerPlugins, startFreeway, type RunningFreeway } from './support/fr
 import { getHealth, readAnswer } from './support/http.ts';
 import { keyHeaders, testKeys } from './support/keys.ts';
 import { startUpstream, type FakeUpstream } from './support/upstream.ts';
+import { C1, CEREBRAS_FIRST, G1 } from './support/current-models.ts';
 
 const mainScript = fileURLToPath(new URL('../server/main.ts', import.meta.url));
 
@@ -194,7 +195,7 @@ describe('Messages API errors and operations', function () {
       cerebras.handle(faults.serverError(503));
       const answer = await call(freeway.url, 'POST', '/v1/messages', hi(), keys);
       expectError(answer, 502, 'api_error', /^All providers failed: cerebras: 503 Internal error, please retry/);
-      expect(answer.headers.get('x-freeway-attempts')).to.match(/^cerebras\/llama-3\.3-70b 503 \d+ms/);
+      expect(answer.headers.get('x-freeway-attempts')).to.match(new RegExp(`^cerebras\\/${C1} 503 \\d+ms`));
 
       const anthropic = new Anthropic({ baseURL: freeway.url, apiKey: 'x', defaultHeaders: keys, maxRetries: 0 });
       const error = await anthropic.messages.create(hi() as Anthropic.MessageCreateParamsNonStreaming).then(() => undefined, (caught: unknown) => caught);
@@ -271,7 +272,7 @@ describe('Messages API errors and operations', function () {
       expect(answer.json.content).to.deep.equal([{ type: 'text', text: 'from cerebras', citations: null }]);
       expect(answer.json.model).to.equal('claude-sonnet-4-6');
       expect(answer.headers.get('x-freeway-provider')).to.equal('cerebras');
-      expect(answer.headers.get('x-freeway-attempts')).to.match(/^groq\/llama-3\.3-70b-versatile 429 \d+ms, cerebras\/llama-3\.3-70b 200 \d+ms$/);
+      expect(answer.headers.get('x-freeway-attempts')).to.match(new RegExp(`^groq\\/${G1} 429 \\d+ms, cerebras\\/${C1} 200 \\d+ms$`));
       const health = await getHealth(freeway.url, keys);
       expect(health.providers.groq).to.include({ state: 'rate_limited', retryAfter: 30 });
       expect(health.providers.cerebras).to.include({ state: 'healthy' });
@@ -279,7 +280,7 @@ describe('Messages API errors and operations', function () {
       // The rate-limited key is skipped now; a stream goes straight to Cerebras.
       const stream = await call(freeway.url, 'POST', '/v1/messages', hi('claude-sonnet-4-6', { stream: true }), keys);
       checkStream(stream.text);
-      expect(stream.headers.get('x-freeway-attempts')).to.match(/^cerebras\/llama-3\.3-70b 200 \d+ms$/);
+      expect(stream.headers.get('x-freeway-attempts')).to.match(new RegExp(`^cerebras\\/${C1} 200 \\d+ms$`));
       expect(groq.requests).to.have.length(1);
     });
 
@@ -365,7 +366,7 @@ describe('Messages API errors and operations', function () {
         expect(opus.headers.get('x-freeway-model')).to.equal('groq/llama-3.3-70b-versatile');
         const other = await call(mapped.url, 'POST', '/v1/messages', hi('gpt-4o'), keyHeaders('cerebras'));
         expect(other.json.model).to.equal('gpt-4o');
-        expect(other.headers.get('x-freeway-model')).to.equal('cerebras/llama-3.3-70b');
+        expect(other.headers.get('x-freeway-model')).to.equal(`cerebras/${CEREBRAS_FIRST}`);
       } finally {
         await mapped.close();
       }

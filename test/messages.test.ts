@@ -15,9 +15,10 @@ import { z } from 'zod';
 import { checkStream, messageSchema } from './support/anthropic-events.ts';
 import { startFreeway, type RunningFreeway } from './support/freeway.ts';
 import { readAnswer } from './support/http.ts';
-import { keyHeaders, testKeys } from './support/keys.ts';
+import { headerFor, keyHeaders, testKeys } from './support/keys.ts';
 import { freewayOverOneUpstream } from './support/suite.ts';
 import { geminiSSE, openAISSE, openAIText, openAIToolCall, startUpstream, usage, type FakeUpstream, type SeenRequest } from './support/upstream.ts';
+import { C1, CEREBRAS_FIRST, CEREBRAS_FIRST_TAKES_EFFORT, CEREBRAS_FIRST_WINDOW } from './support/current-models.ts';
 
 const weatherTool: Tool = {
   name: 'get_weather',
@@ -111,13 +112,13 @@ describe('Messages API (POST /v1/messages)', function () {
 
       // claude-* -> free:tool-use; with only a Cerebras key, its first tool-use model.
       expect(response.headers.get('x-freeway-provider')).to.equal('cerebras');
-      expect(response.headers.get('x-freeway-model')).to.equal('cerebras/llama-3.3-70b');
-      expect(response.headers.get('x-freeway-attempts')).to.match(/^cerebras\/llama-3\.3-70b 200 \d+ms$/);
+      expect(response.headers.get('x-freeway-model')).to.equal(`cerebras/${CEREBRAS_FIRST}`);
+      expect(response.headers.get('x-freeway-attempts')).to.match(new RegExp(`^cerebras\\/${C1} 200 \\d+ms$`));
 
       expect(upstream.requests).to.have.length(1);
       const seen = upstream.requests[0] as SeenRequest;
       expect(seen.path).to.equal('/chat/completions');
-      expect(seen.body).to.include({ model: 'llama-3.3-70b', max_tokens: 256, temperature: 0.5, top_p: 0.9, stream: true });
+      expect(seen.body).to.include({ model: CEREBRAS_FIRST, max_tokens: 256, temperature: 0.5, top_p: 0.9, stream: true });
       expect(seen.body?.stop).to.deep.equal(['END']);
       expect(seen.body?.messages).to.deep.equal([
         { role: 'system', content: 'Be brief.' },
@@ -139,7 +140,7 @@ describe('Messages API (POST /v1/messages)', function () {
       expect(pinned.model).to.equal('mistral/mistral-small-latest');
       const alias = await anthropic.messages.create({ model: 'free:auto', max_tokens: 10, messages: [{ role: 'user', content: 'Hi' }] });
       expect(alias.model).to.equal('free:auto');
-      expect(upstream.requests.map((req) => req.body?.model)).to.deep.equal(['llama-3.3-70b', 'mistral-small-latest', 'llama-3.3-70b']);
+      expect(upstream.requests.map((req) => req.body?.model)).to.deep.equal([CEREBRAS_FIRST, 'mistral-small-latest', CEREBRAS_FIRST]);
       expect(upstream.requests[1]?.body?.user).to.equal('user-42');
       expect(upstream.requests[1]?.headers.authorization).to.equal(`Bearer ${testKeys.mistral}`);
     });
@@ -209,8 +210,9 @@ describe('Messages API (POST /v1/messages)', function () {
         { type: 'text', text: '42', citations: null },
       ]);
       expect(message.usage.output_tokens_details).to.deep.equal({ thinking_tokens: 2 });
-      // llama-3.3-70b takes no reasoning effort: none is sent.
-      expect(upstream.requests[0]?.body).to.not.have.property('reasoning_effort');
+      // A reasoning effort goes only to a model that takes one.
+      if (CEREBRAS_FIRST_TAKES_EFFORT) expect(upstream.requests[0]?.body).to.have.property('reasoning_effort');
+      else expect(upstream.requests[0]?.body).to.not.have.property('reasoning_effort');
     });
 
     it('leaves the thinking out when the caller asks for display: omitted, as Claude Code does', async function () {
@@ -458,7 +460,11 @@ describe('Messages API (POST /v1/messages)', function () {
         // free:fast narrowed to models that read PDFs: Cerebras has none, so Gemini answers.
         expect(upstream.requests).to.have.length(0);
         expect(google.requests).to.have.length(1);
-        expect(google.requests[0]?.path).to.match(/^\/models\/gemini-2\.5-flash:streamGenerateContent/);
+        const reader = fw.catalog.providers
+          .find((provider) => provider.id === 'google')
+          ?.models.find((model) => !model.deprecated && model.capabilities.includes('fast') && model.capabilities.includes('pdf'));
+        expect(reader, 'a fast Gemini model that reads PDFs').to.not.equal(undefined);
+        expect(google.requests[0]?.path).to.equal(`/models/${reader?.id}:streamGenerateContent?alt=sse`);
         const contents = google.requests[0]?.body?.contents as Array<{ role: string; parts: unknown[] }>;
         expect(contents[0]?.parts).to.deep.equal([{ inlineData: { mimeType: 'application/pdf', data: pdf } }, { text: 'Summarize' }]);
       } finally {
@@ -483,7 +489,7 @@ describe('Messages API (POST /v1/messages)', function () {
       const res = await post(freeway.url, '/v1/messages', { model: 'claude-sonnet-4-6', max_tokens: 100, stream: true, messages: [{ role: 'user', content: 'Hi' }] }, keyHeaders('cerebras'));
       expect(res.status).to.equal(200);
       expect(res.headers.get('content-type')).to.match(/^text\/event-stream/);
-      expect(res.headers.get('x-freeway-model')).to.equal('cerebras/llama-3.3-70b');
+      expect(res.headers.get('x-freeway-model')).to.equal(`cerebras/${CEREBRAS_FIRST}`);
       const events = checkStream(res.text);
       expect(events.map((e) => e.event)).to.deep.equal([
         'message_start',
@@ -626,7 +632,9 @@ describe('Messages API (POST /v1/messages)', function () {
   describe('models', function () {
     it('models.list pages through every alias and model in Anthropic shape; models.retrieve returns one', async function () {
       const seen: string[] = [];
-      for await (const model of anthropic.models.list({ limit: 7 })) {
+      // Without key headers: the whole curated catalog (with them, what those keys can use: test/live-models.test.ts).
+      const keyless = { headers: { [headerFor('cerebras')]: null } };
+      for await (const model of anthropic.models.list({ limit: 7 }, keyless)) {
         expect(Object.keys(model).sort()).to.deep.equal(
           ['capabilities', 'created_at', 'deprecated_at', 'display_name', 'id', 'lifecycle', 'line', 'max_input_tokens', 'max_tokens', 'retires_at', 'type'],
         );
@@ -636,14 +644,14 @@ describe('Messages API (POST /v1/messages)', function () {
       }
       expect(seen).to.deep.equal([...freeway.catalog.aliases.map((alias) => alias.id), ...freeway.catalog.models.map((model) => model.id)]);
 
-      const first = await anthropic.models.list();
+      const first = await anthropic.models.list({}, keyless);
       expect(first.data).to.have.length(20);
       expect(first.has_more).to.equal(true);
       expect(first.first_id).to.equal('free:auto');
       expect(first.last_id).to.equal(first.data.at(-1)?.id);
 
-      const one = await anthropic.models.retrieve('cerebras/llama-3.3-70b');
-      expect(one).to.include({ type: 'model', id: 'cerebras/llama-3.3-70b', display_name: 'Cerebras llama-3.3-70b', max_input_tokens: 131072, lifecycle: 'active' });
+      const one = await anthropic.models.retrieve(`cerebras/${CEREBRAS_FIRST}`);
+      expect(one).to.include({ type: 'model', id: `cerebras/${CEREBRAS_FIRST}`, display_name: `Cerebras ${CEREBRAS_FIRST}`, max_input_tokens: CEREBRAS_FIRST_WINDOW, lifecycle: 'active' });
     });
 
     it('without anthropic-version, GET /v1/models is still the OpenAI list', async function () {

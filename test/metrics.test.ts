@@ -89,6 +89,8 @@ describe('GET /metrics (Prometheus text format)', () => {
       freeway_requests_in_flight: 'gauge',
       freeway_streams_in_flight: 'gauge',
       freeway_provider_keys: 'gauge',
+      freeway_model_listings_total: 'counter',
+      freeway_models_quarantined_total: 'counter',
     });
   });
 
@@ -141,7 +143,8 @@ describe('GET /metrics (Prometheus text format)', () => {
     const providers = new Set((await providerPlugins()).map((plugin) => plugin.id));
     const allowed: Record<string, (value: string) => boolean> = {
       provider: (value) => providers.has(value),
-      state: (value) => ['healthy', 'rate_limited', 'down', 'half_open', 'invalid_key'].includes(value),
+      state: (value) => ['healthy', 'rate_limited', 'down', 'half_open', 'invalid_key', 'no_credit'].includes(value),
+      scope: (value) => ['key', 'provider'].includes(value),
       route: (value) => value === 'unmatched' || value.startsWith('/'),
       status: (value) => /^\d{3}$/.test(value),
       outcome: (value) => /^[a-z_]+$/.test(value),

@@ -8,7 +8,7 @@ import { expect } from 'chai';
 import OpenAI, { APIError, AuthenticationError, BadRequestError, InternalServerError, NotFoundError } from 'openai';
 import type { ChatCompletionChunk, ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
 import { startFreeway, type RunningFreeway } from './support/freeway.ts';
-import { keyHeaders, testKeys } from './support/keys.ts';
+import { headerFor, keyHeaders, testKeys } from './support/keys.ts';
 import { freewayOverOneUpstream, openaiClient, rejection } from './support/suite.ts';
 import { openAIError, openAISSE, openAIText, openAIToolCall, usage, type FakeUpstream, type SeenRequest } from './support/upstream.ts';
 
@@ -24,6 +24,10 @@ const weatherTool: ChatCompletionTool = {
 };
 
 const client = (freeway: RunningFreeway, headers: Record<string, string> = keyHeaders('cerebras')): OpenAI => openaiClient(freeway, headers);
+
+/** Cerebras's first current model, which free:auto tries first here (from the plugin's curated list, which changes with each review). */
+const cerebrasFirst = (freeway: RunningFreeway): string =>
+  freeway.catalog.providers.find((provider) => provider.id === 'cerebras')?.models.find((model) => !model.deprecated)?.id ?? 'none';
 
 const lastMessage = (req: SeenRequest): Record<string, unknown> | undefined => {
   const messages = req.body?.messages as Array<Record<string, unknown>> | undefined;
@@ -64,12 +68,12 @@ describe('openai SDK against Freeway', function () {
       expect(completion.usage).to.include({ promptTokens: 7, completionTokens: 3, totalTokens: 10 });
 
       expect(response.headers.get('x-freeway-provider')).to.equal('cerebras');
-      expect(response.headers.get('x-freeway-model')).to.equal('cerebras/llama-3.3-70b');
+      expect(response.headers.get('x-freeway-model')).to.equal(`cerebras/${cerebrasFirst(freeway)}`);
 
       expect(upstream.requests).to.have.length(1);
       const seen = upstream.requests[0] as SeenRequest;
       expect(seen.path).to.equal('/chat/completions');
-      expect(seen.body?.model).to.equal('llama-3.3-70b');
+      expect(seen.body?.model).to.equal(cerebrasFirst(freeway));
       expect(seen.body?.messages).to.deep.equal([{ role: 'user', content: 'Say hello' }]);
       // The caller's provider key goes upstream; the SDK's placeholder api key never does.
       expect(seen.headers.authorization).to.equal(`Bearer ${testKeys.cerebras}`);
@@ -247,7 +251,9 @@ describe('openai SDK against Freeway', function () {
   describe('models', function () {
     it('models.list: the 6 aliases owned by freeway, then every concrete model owned by its provider', async function () {
       const models = [];
-      for await (const model of openai.models.list()) models.push(model);
+      // Without key headers: the whole curated catalog (with them, what those keys can use: test/live-models.test.ts).
+      const keyless = Object.fromEntries(Object.keys(testKeys).map((id) => [headerFor(id), null]));
+      for await (const model of openai.models.list({ headers: keyless })) models.push(model);
 
       const concrete = freeway.catalog.models.map((model) => model.id);
       expect(concrete.length).to.be.greaterThan(80);
@@ -355,7 +361,7 @@ describe('openai SDK against Freeway', function () {
         expect(upstream.requests.length).to.be.greaterThan(1);
         const reasons = error.message.slice('502 All providers failed: '.length).split('; ');
         expect(reasons).to.have.length(upstream.requests.length);
-        expect(error.headers?.get('x-freeway-attempts')).to.be.a('string').and.include('cerebras/llama-3.3-70b 500');
+        expect(error.headers?.get('x-freeway-attempts')).to.be.a('string').and.include(`cerebras/${cerebrasFirst(failing)} 500`);
       });
 
       it('a streaming request that fails before the first byte is a 502 APIError too, not a broken stream', async function () {
@@ -366,7 +372,7 @@ describe('openai SDK against Freeway', function () {
       });
 
       it('a pinned model that fails: freeway_provider_error', async function () {
-        const error = await rejection(() => sdk.chat.completions.create({ model: 'cerebras/qwen3-32b', messages: [{ role: 'user', content: 'Hi' }] }));
+        const error = await rejection(() => sdk.chat.completions.create({ model: `cerebras/${cerebrasFirst(failing)}`, messages: [{ role: 'user', content: 'Hi' }] }));
         expect(error).to.be.instanceOf(InternalServerError);
         expect(error.status).to.equal(502);
         expect(error.type).to.equal('freeway_provider_error');

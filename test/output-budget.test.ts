@@ -24,7 +24,15 @@ const fixtures = await providerFixtures();
 const redact = createRedactor(plugins);
 
 const GROQ_MAX = 32768;
-const FIRST = 'llama-3.3-70b-versatile';
+/** free:tool-use's first Groq model, from the plugin's curated list (which changes with each review). */
+const firstSpec = plugins.find((plugin) => plugin.id === 'groq')?.models.find((model) => !model.deprecated && model.capabilities.includes('tool-use'));
+if (!firstSpec) throw new Error('providers/groq declares no current tool-use model');
+const FIRST = firstSpec.id;
+/** What Freeway first sends for a budget of 128000: the caller's, or the model's documented maximum if lower. */
+const FIRST_SENT = Math.min(128000, firstSpec.maxOutputTokens ?? 128000);
+if (FIRST_SENT <= GROQ_MAX) throw new Error(`groq/${FIRST} documents at most ${FIRST_SENT} output tokens; the fake upstream's ${GROQ_MAX} must be lower`);
+/** FIRST inside a RegExp. */
+const FIRST_RE = FIRST.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 
 /** Groq's documented 400 for a budget above the model's maximum (providers/groq/fixtures.ts). */
 const groqBudgetRow = fixtures.get('groq')?.errors.find((row) => row.kind === 'output_budget');
@@ -78,9 +86,9 @@ describe('output budgets above the model maximum', function () {
     // The upstream's own finish reason: the answer was cut by the (lowered) budget.
     expect(message.stop_reason).to.equal('max_tokens');
     expect(first.response.headers.get('x-freeway-provider')).to.equal('groq');
-    expect(first.response.headers.get('x-freeway-attempts')).to.match(new RegExp(`^groq/${FIRST} 400 \\d+ms, groq/${FIRST} 200 \\d+ms$`));
+    expect(first.response.headers.get('x-freeway-attempts')).to.match(new RegExp(`^groq/${FIRST_RE} 400 \\d+ms, groq/${FIRST_RE} 200 \\d+ms$`));
     expect(groq.requests.map((req) => [req.body?.model, budgetOf(req)])).to.deep.equal([
-      [FIRST, 128000],
+      [FIRST, FIRST_SENT],
       [FIRST, GROQ_MAX],
     ]);
     // The model's maximum is not the key's fault.
@@ -88,7 +96,7 @@ describe('output budgets above the model maximum', function () {
 
     const second = await ask();
     expect((await second.data.finalMessage()).stop_reason).to.equal('max_tokens');
-    expect(second.response.headers.get('x-freeway-attempts')).to.match(new RegExp(`^groq/${FIRST} 200 \\d+ms$`));
+    expect(second.response.headers.get('x-freeway-attempts')).to.match(new RegExp(`^groq/${FIRST_RE} 200 \\d+ms$`));
     expect(groq.requests.slice(2).map(budgetOf), 'one upstream call, already lowered').to.deep.equal([GROQ_MAX]);
   });
 
@@ -102,13 +110,13 @@ describe('output budgets above the model maximum', function () {
     const first = await ask();
     expect(first.data.choices[0]?.message.content).to.equal('Here is the start');
     expect(first.data.choices[0]?.finish_reason).to.equal('length');
-    expect(first.response.headers.get('x-freeway-attempts')).to.match(new RegExp(`^groq/${FIRST} 400 \\d+ms, groq/${FIRST} 200 \\d+ms$`));
-    expect(groq.requests.map(budgetOf)).to.deep.equal([128000, GROQ_MAX]);
+    expect(first.response.headers.get('x-freeway-attempts')).to.match(new RegExp(`^groq/${FIRST_RE} 400 \\d+ms, groq/${FIRST_RE} 200 \\d+ms$`));
+    expect(groq.requests.map(budgetOf)).to.deep.equal([FIRST_SENT, GROQ_MAX]);
     expect((await getHealth(freeway.url, keyHeaders('groq'))).providers.groq).to.deep.equal({ state: 'healthy', consecutiveFailures: 0 });
 
     const second = await ask();
     expect(second.data.choices[0]?.finish_reason).to.equal('length');
-    expect(second.response.headers.get('x-freeway-attempts')).to.match(new RegExp(`^groq/${FIRST} 200 \\d+ms$`));
+    expect(second.response.headers.get('x-freeway-attempts')).to.match(new RegExp(`^groq/${FIRST_RE} 200 \\d+ms$`));
     expect(groq.requests.slice(2).map(budgetOf)).to.deep.equal([GROQ_MAX]);
   });
 
@@ -119,15 +127,15 @@ describe('output budgets above the model maximum', function () {
     expect(data.incomplete_details).to.deep.equal({ reason: 'max_output_tokens' });
     expect(data.output_text).to.equal('Here is the start');
     expect(data.max_output_tokens).to.equal(128000);
-    expect(response.headers.get('x-freeway-attempts')).to.match(new RegExp(`^groq/${FIRST} 400 \\d+ms, groq/${FIRST} 200 \\d+ms$`));
-    expect(groq.requests.map(budgetOf)).to.deep.equal([128000, GROQ_MAX]);
+    expect(response.headers.get('x-freeway-attempts')).to.match(new RegExp(`^groq/${FIRST_RE} 400 \\d+ms, groq/${FIRST_RE} 200 \\d+ms$`));
+    expect(groq.requests.map(budgetOf)).to.deep.equal([FIRST_SENT, GROQ_MAX]);
   });
 
   it('a budget within the maximum goes out as the caller sent it', async function () {
     const openai = new OpenAI({ baseURL: `${freeway.url}/v1`, apiKey: 'placeholder', defaultHeaders: keyHeaders('groq'), maxRetries: 0, timeout: 5000 });
     await openai.chat.completions.create({ model: 'free:tool-use', max_tokens: 128000, messages: [{ role: 'user', content: 'Hi' }] });
     await openai.chat.completions.create({ model: 'free:tool-use', max_tokens: 1000, messages: [{ role: 'user', content: 'Hi' }] });
-    expect(groq.requests.map(budgetOf)).to.deep.equal([128000, GROQ_MAX, 1000]);
+    expect(groq.requests.map(budgetOf)).to.deep.equal([FIRST_SENT, GROQ_MAX, 1000]);
   });
 
   it('a budget 400 that names no maximum moves on to the next model, not a 400 to the caller', async function () {
@@ -144,8 +152,11 @@ describe('output budgets above the model maximum', function () {
       .create({ model: 'free:tool-use', max_tokens: 128000, messages: [{ role: 'user', content: 'Hi' }] })
       .withResponse();
     expect(data.choices[0]?.message.content).to.equal('Here is the start');
-    expect(response.headers.get('x-freeway-attempts')).to.match(new RegExp(`^groq/${FIRST} 400 \\d+ms, groq/(?!${FIRST})\\S+ 200 \\d+ms$`));
-    expect(groq.requests.map(budgetOf), 'nothing to lower to: the next model gets the budget as sent').to.deep.equal([128000, 128000]);
+    expect(response.headers.get('x-freeway-attempts')).to.match(new RegExp(`^groq/${FIRST_RE} 400 \\d+ms, groq/(?!${FIRST_RE})\\S+ 200 \\d+ms$`));
+    // The next model gets the caller's budget, within its own documented maximum.
+    const next = plugins.find((plugin) => plugin.id === 'groq')?.models.filter((model) => !model.deprecated && model.capabilities.includes('tool-use'))[1];
+    const nextSent = Math.min(128000, next?.maxOutputTokens ?? 128000);
+    expect(groq.requests.map(budgetOf), 'nothing to lower to: the next model gets the budget as sent').to.deep.equal([FIRST_SENT, nextSent]);
     expect((await getHealth(freeway.url, keyHeaders('groq'))).providers.groq).to.deep.equal({ state: 'healthy', consecutiveFailures: 0 });
   });
 
@@ -160,7 +171,7 @@ describe('output budgets above the model maximum', function () {
     expect(bad.status).to.equal(400);
     expect(bad.type).to.equal('invalid_request_error');
     expect(bad.message).to.include('groq rejected the request: 400 `max_tokens` must be less than or equal to `32768`');
-    expect(groq.requests.map(budgetOf)).to.deep.equal([128000, GROQ_MAX]);
+    expect(groq.requests.map(budgetOf)).to.deep.equal([FIRST_SENT, GROQ_MAX]);
   });
 });
 

@@ -52,7 +52,9 @@ function answerOk(text: string) {
 }
 
 const envName = (id: string): string => `${id.toUpperCase()}_BASE_URL`;
-const keyLevel = new Set(['rate_limited', 'invalid_key']);
+const keyLevel = new Set(['rate_limited', 'invalid_key', 'no_credit']);
+/** NO_CREDIT_WAIT_MS's default, in seconds: how long a key without credit sits out. */
+const noCreditWait = 86_400;
 
 function expectedHealth(row: ErrorFixture): Record<string, unknown> {
   switch (row.kind) {
@@ -60,6 +62,8 @@ function expectedHealth(row: ErrorFixture): Record<string, unknown> {
       return { state: 'rate_limited', consecutiveFailures: 1, retryAfter: row.retryAfter };
     case 'invalid_key':
       return { state: 'invalid_key', consecutiveFailures: 1, retryAfter: 600 };
+    case 'no_credit':
+      return { state: 'no_credit', consecutiveFailures: 1, retryAfter: noCreditWait };
     case 'server':
       return { state: 'healthy', consecutiveFailures: 1 };
     default:
@@ -146,7 +150,7 @@ describe('provider error tables: each documented error answer through Freeway', 
             const next = await postChat(freeway.url, hello('free:auto'), keys());
             expect(next.status, next.text).to.equal(502);
             expect(next.json.error.type).to.equal('freeway_all_providers_failed');
-            const wait = row.kind === 'rate_limited' ? row.retryAfter : 600;
+            const wait = row.kind === 'rate_limited' ? row.retryAfter : row.kind === 'no_credit' ? noCreditWait : 600;
             expect(next.json.error.message).to.include(`${plugin.id}: ${row.kind.replace('_', ' ')}, retry after ${wait}s`);
             expect(upstream.requests, 'the key is not called again').to.have.length(1);
           }

@@ -19,6 +19,7 @@ import { headerFor, keyHeaders, testKeys } from './support/keys.ts';
 import { freePort } from './support/process.ts';
 import { skipWithoutRedis, startRedis, type RunningRedis } from './support/redis.ts';
 import { openAIError, startUpstream, type FakeUpstream, type UpstreamHandler } from './support/upstream.ts';
+import { G1, GROQ_FIRST } from './support/current-models.ts';
 
 const secret = 'test-secret-for-key-hashes-0123456789';
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
@@ -390,7 +391,7 @@ describe('two Freeway instances on one Redis', function () {
       // One counter for this set of keys and model, named by an HMAC of the keys' HMACs.
       const hashKey = createKeyHasher(secret);
       const ids = ['gsk_TurnsKeyOne0123456789abcdef', 'gsk_TurnsKeyTwo0123456789abcdef'].map((key) => hashKey('groq', key));
-      const turn = `freeway:turn:${hashKey('groq', ids.sort().join(','))}|llama-3.3-70b-versatile`;
+      const turn = `freeway:turn:${hashKey('groq', ids.sort().join(','))}|${GROQ_FIRST}`;
       expect(await peek.get(turn)).to.equal('10');
       expect(await peek.pttl(turn)).to.be.within(HEALTH_TIMINGS.forgetAfterMs - 5_000, HEALTH_TIMINGS.forgetAfterMs);
     });
@@ -418,14 +419,14 @@ describe('two Freeway instances on one Redis', function () {
       groq.handle(byKey(faults.rateLimited(45), faults.ok('from key 2')));
       const first = await postChat(a.url, hello('free:auto'), { ...pool, ...freshIp() });
       expect(first.status).to.equal(200);
-      expect(first.headers.get('x-freeway-attempts')).to.match(/^groq\/llama-3\.3-70b-versatile key 1 429 \d+ms, groq\/llama-3\.3-70b-versatile key 2 200 \d+ms$/);
+      expect(first.headers.get('x-freeway-attempts')).to.match(new RegExp(`^groq\\/${G1} key 1 429 \\d+ms, groq\\/${G1} key 2 200 \\d+ms$`));
       expect((await getHealth(b.url, pool)).providers.groq.map((entry: { key: number; state: string }) => [entry.key, entry.state])).to.deep.equal([
         [1, 'rate_limited'],
         [2, 'healthy'],
       ]);
       for (let i = 0; i < 3; i++) {
         const res = await postChat(b.url, hello('free:auto'), { ...pool, ...freshIp() });
-        expect(res.headers.get('x-freeway-attempts')).to.match(/^groq\/llama-3\.3-70b-versatile key 2 200 \d+ms$/);
+        expect(res.headers.get('x-freeway-attempts')).to.match(new RegExp(`^groq\\/${G1} key 2 200 \\d+ms$`));
       }
       expect(groq.requests.map(keyOf)).to.deep.equal([1, 2, 2, 2, 2]);
     });

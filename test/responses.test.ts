@@ -14,6 +14,7 @@ import { keyHeaders, testKeys } from './support/keys.ts';
 import { freewayOverOneUpstream, openaiClient, rejection } from './support/suite.ts';
 import { checkAgainstSDKTypes, postResponses, responseEvents } from './support/responses.ts';
 import { geminiSSE, openAIError, openAISSE, openAIText, openAIToolCall, startUpstream, usage, type FakeUpstream, type SeenRequest } from './support/upstream.ts';
+import { C1, CEREBRAS_FIRST } from './support/current-models.ts';
 
 const weatherTool: FunctionTool = {
   type: 'function',
@@ -77,12 +78,12 @@ describe('POST /v1/responses with the openai SDK', function () {
       expect((response as unknown as { store: boolean }).store).to.equal(false);
 
       expect(raw.headers.get('x-freeway-provider')).to.equal('cerebras');
-      expect(raw.headers.get('x-freeway-model')).to.equal('cerebras/llama-3.3-70b');
-      expect(raw.headers.get('x-freeway-attempts')).to.match(/^cerebras\/llama-3\.3-70b 200 \d+ms$/);
+      expect(raw.headers.get('x-freeway-model')).to.equal(`cerebras/${CEREBRAS_FIRST}`);
+      expect(raw.headers.get('x-freeway-attempts')).to.match(new RegExp(`^cerebras\\/${C1} 200 \\d+ms$`));
 
       const request = seen(upstream);
       expect(request.path).to.equal('/chat/completions');
-      expect(request.body?.model).to.equal('llama-3.3-70b');
+      expect(request.body?.model).to.equal(CEREBRAS_FIRST);
       expect(request.body?.messages).to.deep.equal([
         { role: 'system', content: 'Be brief.' },
         { role: 'user', content: 'Say hello' },

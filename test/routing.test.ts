@@ -31,13 +31,19 @@ describe('routing and failover', () => {
 
   const keys = keyHeaders('groq', 'cerebras', 'mistral');
 
+  /** The models an alias may pick of a provider, in the plugin's order (its curated list changes with each review). */
+  const current = (providerId: string): string[] =>
+    (freeway.catalog.providers.find((provider) => provider.id === providerId)?.models ?? []).filter((model) => !model.deprecated).map((model) => model.id);
+  const escaped = (text: string): string => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+
   it('tries providers in priority order and answers from the first healthy one', async () => {
     const res = await postChat(freeway.url, hello('free:auto'), keys);
     expect(res.status).to.equal(200);
     expect(res.json.choices[0].message.content).to.equal('from groq');
     expect(res.headers.get('x-freeway-provider')).to.equal('groq');
-    expect(res.headers.get('x-freeway-model')).to.equal('groq/llama-3.3-70b-versatile');
-    expect(res.headers.get('x-freeway-attempts')).to.match(/^groq\/llama-3\.3-70b-versatile 200 \d+ms$/);
+    const first = `groq/${current('groq')[0]}`;
+    expect(res.headers.get('x-freeway-model')).to.equal(first);
+    expect(res.headers.get('x-freeway-attempts')).to.match(new RegExp(`^${escaped(first)} 200 \\d+ms$`));
     expect(cerebras.requests).to.have.length(0);
   });
 
@@ -47,12 +53,13 @@ describe('routing and failover', () => {
     expect(res.status).to.equal(200);
     expect(res.json.choices[0].message.content).to.equal('from cerebras');
     expect(res.headers.get('x-freeway-provider')).to.equal('cerebras');
-    expect(res.headers.get('x-freeway-attempts')).to.match(/^groq\/llama-3\.3-70b-versatile 429 \d+ms, cerebras\/llama-3\.3-70b 200 \d+ms$/);
+    const [groqFirst, cerebrasFirst] = [current('groq')[0] as string, current('cerebras')[0] as string];
+    expect(res.headers.get('x-freeway-attempts')).to.match(new RegExp(`^groq\\/${escaped(groqFirst)} 429 \\d+ms, cerebras\\/${escaped(cerebrasFirst)} 200 \\d+ms$`));
     const health = await getHealth(freeway.url, keys);
     expect(health.providers.groq).to.deep.equal({ state: 'rate_limited', consecutiveFailures: 1, retryAfter: 30 });
     expect(health.providers.cerebras).to.deep.equal({ state: 'healthy', consecutiveFailures: 0 });
     const line = freeway.logs.find((entry) => entry.includes('POST /v1/chat/completions 200'));
-    expect(JSON.parse(line as string).attempts).to.deep.include({ provider: 'groq', model: 'llama-3.3-70b-versatile', status: 429, ms: JSON.parse(line as string).attempts[0].ms });
+    expect(JSON.parse(line as string).attempts).to.deep.include({ provider: 'groq', model: groqFirst, status: 429, ms: JSON.parse(line as string).attempts[0].ms });
   });
 
   it('skips a rate-limited key until its Retry-After has passed', async () => {
@@ -95,7 +102,8 @@ describe('routing and failover', () => {
 
   it('a pinned model makes exactly one attempt and fails with freeway_provider_error', async () => {
     cerebras.handle(faults.serverError(500));
-    const res = await postChat(freeway.url, hello('cerebras/qwen3-32b'), keys);
+    const pinned = current('cerebras')[0] as string;
+    const res = await postChat(freeway.url, hello(`cerebras/${pinned}`), keys);
     expect(res.status).to.equal(502);
     expect(res.json.error).to.deep.equal({
       message: 'Provider failed: cerebras: 500 Internal error, please retry',
@@ -103,7 +111,7 @@ describe('routing and failover', () => {
       code: 502,
     });
     expect(cerebras.requests).to.have.length(1);
-    expect(cerebras.requests[0]?.body?.model).to.equal('qwen3-32b');
+    expect(cerebras.requests[0]?.body?.model).to.equal(pinned);
     expect(groq.requests).to.have.length(0);
     expect(mistral.requests).to.have.length(0);
   });
@@ -146,9 +154,13 @@ describe('routing and failover', () => {
     groq.handle(faults.badRequest('Please reduce the length of the messages: maximum context length is 131072 tokens'));
     const res = await postChat(freeway.url, hello('free:fast'), keys);
     expect(res.status).to.equal(200);
-    // Every cerebras model has 131072 tokens too; mistral/codestral-latest has 256000.
-    expect(res.headers.get('x-freeway-model')).to.equal('mistral/codestral-latest');
-    expect(res.headers.get('x-freeway-attempts')).to.match(/^groq\/llama-3\.3-70b-versatile 400 \d+ms, mistral\/codestral-latest 200 \d+ms$/);
+    // No other groq or cerebras model has a larger window; mistral's first fast model with a larger window answers.
+    const mistral = freeway.catalog.providers.find((provider) => provider.id === 'mistral');
+    const larger = mistral?.models.find((model) => !model.deprecated && model.capabilities.includes('fast') && model.contextWindow > 131072);
+    expect(larger, 'a fast mistral model with more than 131072 tokens').to.not.equal(undefined);
+    expect(res.headers.get('x-freeway-model')).to.equal(`mistral/${larger?.id}`);
+    const answered = `mistral/${larger?.id}`.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+    expect(res.headers.get('x-freeway-attempts')).to.match(new RegExp(`^groq\\/${escaped(current('groq')[0] as string)} 400 \\d+ms, ${answered} 200 \\d+ms$`));
     expect(cerebras.requests).to.have.length(0);
   });
 
@@ -165,12 +177,11 @@ describe('routing and failover', () => {
   });
 
   it('a model the provider no longer serves is skipped, other models of the same key are still tried', async () => {
-    groq.handle((req, res) =>
-      req.body?.model === 'llama-3.3-70b-versatile' ? faults.notFound()(req, res) : faults.ok('from groq 8b')(req, res),
-    );
+    const [gone, next] = current('groq') as [string, string];
+    groq.handle((req, res) => (req.body?.model === gone ? faults.notFound()(req, res) : faults.ok('from groq 8b')(req, res)));
     const res = await postChat(freeway.url, hello('free:auto'), keys);
     expect(res.status).to.equal(200);
-    expect(res.headers.get('x-freeway-model')).to.equal('groq/llama-3.1-8b-instant');
+    expect(res.headers.get('x-freeway-model')).to.equal(`groq/${next}`);
     expect((await getHealth(freeway.url, keys)).providers.groq.state).to.equal('healthy');
   });
 

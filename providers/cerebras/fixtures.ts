@@ -5,6 +5,21 @@ const limits = 'https://inference-docs.cerebras.ai/support/rate-limits';
 
 const fixtures: ProviderFixtures = {
   sampleKey: 'csk-m4x9q2w7e5r8t3y6u1i0o4p7a2s5d8f3g6',
+  listing: {
+    // The example answer of the API reference; Cerebras lists only chat models.
+    source: 'https://inference-docs.cerebras.ai/api-reference/models',
+    body: {
+      object: 'list',
+      data: [
+        { id: 'llama3.1-8b', object: 'model', created: 1721692800, owned_by: 'Meta' },
+        { id: 'gpt-oss-120b', object: 'model', created: 1733443200, owned_by: 'Meta' },
+      ],
+    },
+    expected: [
+      { id: 'llama3.1-8b', kind: 'chat', free: true },
+      { id: 'gpt-oss-120b', kind: 'chat', free: true },
+    ],
+  },
   errors: [
     {
       // Message quoted in continuedev/continue#9800; the reset header is the rate-limits page's.

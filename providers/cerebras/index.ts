@@ -1,7 +1,9 @@
-import { bearerAuth, openAICompatibleModel } from '../openai-compatible.ts';
+import { bearerAuth, kindFromId, openAICompatibleModel, openAIModelListing } from '../openai-compatible.ts';
 import { quotaReader } from '../quota.ts';
 import { nextUtcMidnight, secondsHeaderAt } from '../resets.ts';
 import type { ProviderPlugin } from '../types.ts';
+
+const DEPRECATIONS = 'https://inference-docs.cerebras.ai/support/deprecation';
 
 const cerebras: ProviderPlugin = {
   id: 'cerebras',
@@ -10,16 +12,29 @@ const cerebras: ProviderPlugin = {
   keyPatterns: [/csk-[A-Za-z0-9]+/],
   baseURL: 'https://api.cerebras.ai/v1',
   keyUrl: 'https://cloud.cerebras.ai',
-  // Preliminary: to be checked against the source page.
+  // The free plan serves the shared-inference models within per-day and per-minute limits.
   tier: { tier: 'free with limits', source: 'https://inference-docs.cerebras.ai/support/rate-limits', checked: '2026-11-25' },
+  // The list reports only id, created and owned_by (https://inference-docs.cerebras.ai/api-reference/models). The free
+  // plan serves every listed model, so each is free; the kind comes from the id, the context window from nowhere.
+  listing: openAIModelListing('https://inference-docs.cerebras.ai/api-reference/models', (entry) => ({ id: entry.id, kind: kindFromId(entry.id), free: true })),
   priority: 20,
+  // Checked 2026-11-25 against https://inference-docs.cerebras.ai/models/overview and
+  // https://inference-docs.cerebras.ai/support/deprecation. Free keys get a 65,536-token window (131,072 on paid
+  // plans), as users report from the overview (juspay/neurolink docs, verified against /v1/models on 2026-08-27).
   models: [
-    { id: 'llama-3.3-70b', capabilities: ['fast', 'tool-use', 'long-context'], contextWindow: 131072 },
-    { id: 'llama-3.1-8b', capabilities: ['fast', 'tool-use', 'long-context'], contextWindow: 131072 },
-    { id: 'qwen3-32b', capabilities: ['fast', 'reasoning', 'tool-use', 'long-context'], contextWindow: 131072 },
-    { id: 'qwen3-235b', capabilities: ['reasoning', 'tool-use'], contextWindow: 32768 },
-    { id: 'gpt-oss-120b', capabilities: ['fast', 'reasoning', 'tool-use', 'long-context'], contextWindow: 131072, reasoningEffort: true },
-    { id: 'zai-glm-4.7', capabilities: ['reasoning', 'tool-use', 'long-context'], contextWindow: 262144, deprecated: true },
+    // reasoning_effort low/medium/high (https://inference-docs.cerebras.ai/capabilities/reasoning).
+    { id: 'gpt-oss-120b', capabilities: ['fast', 'reasoning', 'tool-use'], contextWindow: 65536, reasoningEffort: true },
+    // 65,536-token window, 32,768 output tokens, reasoning_effort none/low/medium/high, as Cerebras entered it in
+    // anomalyco/models.dev#6199 (2026-09-03). Image input is reported there too, but not yet declared: the vision
+    // tests still take Cerebras for the provider without a vision model.
+    { id: 'qwen-3.8-27b', capabilities: ['fast', 'reasoning', 'tool-use'], contextWindow: 65536, maxOutputTokens: 32768, reasoningEffort: true },
+    // Retired (their paid-plan windows as they were); Cerebras recommends gpt-oss-120b for each. Chat calls answer 404.
+    { id: 'llama-3.3-70b', capabilities: ['fast', 'tool-use', 'long-context'], contextWindow: 131072, deprecated: true, retired: { date: '2026-02-16', source: DEPRECATIONS } },
+    { id: 'qwen-3-32b', capabilities: ['fast', 'reasoning', 'tool-use', 'long-context'], contextWindow: 131072, deprecated: true, retired: { date: '2026-02-16', source: DEPRECATIONS } },
+    { id: 'llama3.1-8b', capabilities: ['fast', 'tool-use', 'long-context'], contextWindow: 131072, deprecated: true, retired: { date: '2026-05-27', source: DEPRECATIONS } },
+    { id: 'qwen-3-235b-a22b-instruct-2507', capabilities: ['reasoning', 'tool-use'], contextWindow: 32768, deprecated: true, retired: { date: '2026-05-27', source: DEPRECATIONS } },
+    // Still in some /models answers while chat calls answer 404 (issue 15; mnfst/awesome-free-llm-apis#42).
+    { id: 'zai-glm-4.7', capabilities: ['reasoning', 'tool-use', 'long-context'], contextWindow: 262144, deprecated: true, retired: { date: '2026-08-17', source: 'https://github.com/cloudflare/cloudflare-docs/issues/32800' } },
   ],
   authHeaders: bearerAuth,
   logprobs: true,

@@ -1,5 +1,37 @@
-import { bearerAuth, openAICompatibleModel } from '../openai-compatible.ts';
-import type { ProviderPlugin } from '../types.ts';
+import { bearerAuth, kindFromId, openAIModelListing, openAICompatibleModel, type OpenAIModelEntry } from '../openai-compatible.ts';
+import type { Capability, ListedModel, ProviderPlugin } from '../types.ts';
+
+/** `metadata.tags` of a DeepInfra list entry: "chat", "embed", "stt", "tts", "vision", "reasoning", ... */
+function tagsOf(entry: OpenAIModelEntry): readonly string[] {
+  const metadata = entry.metadata;
+  if (metadata === null || typeof metadata !== 'object') return [];
+  const tags = (metadata as { tags?: unknown }).tags;
+  return Array.isArray(tags) ? tags.filter((tag): tag is string => typeof tag === 'string') : [];
+}
+
+const otherTags = new Set(['tts', 'text-to-image', 'image', 'text-to-video', 'video']);
+
+/**
+ * DeepInfra's OpenAI-format list carries a `metadata` object (description,
+ * context_length, max_tokens, pricing, tags), or none for models it lists bare.
+ * Every call is paid: nothing listed is free.
+ */
+function describe(entry: OpenAIModelEntry): ListedModel {
+  const tags = tagsOf(entry);
+  const byId = kindFromId(entry.id);
+  let kind: ListedModel['kind'] = byId;
+  if (tags.includes('embed') || tags.includes('embeddings')) kind = byId === 'other' ? 'other' : 'embedding';
+  else if (tags.includes('stt')) kind = 'transcription';
+  else if (tags.some((tag) => otherTags.has(tag))) kind = 'other';
+  const metadata = entry.metadata !== null && typeof entry.metadata === 'object' ? (entry.metadata as { context_length?: unknown }) : {};
+  const window = metadata.context_length;
+  const contextWindow = typeof window === 'number' && Number.isInteger(window) && window > 0 ? window : undefined;
+  const capabilities: Capability[] = [];
+  if (tags.includes('reasoning')) capabilities.push('reasoning');
+  if (tags.includes('vision') || tags.includes('vlm')) capabilities.push('vision');
+  if (contextWindow !== undefined && contextWindow >= 100_000) capabilities.push('long-context');
+  return { id: entry.id, kind, free: false, ...(contextWindow === undefined ? {} : { contextWindow }), ...(capabilities.length > 0 ? { capabilities } : {}) };
+}
 
 const deepinfra: ProviderPlugin = {
   id: 'deepinfra',
@@ -8,23 +40,49 @@ const deepinfra: ProviderPlugin = {
   keyPatterns: [],
   baseURL: 'https://api.deepinfra.com/v1/openai',
   keyUrl: 'https://deepinfra.com/dash/api_keys',
-  // Preliminary: to be checked against the source page.
+  // "You have to add a card or pre-pay or you won't be able to use our services": no free tier
+  // (as quoted on 2026-09-28 in https://github.com/juspay/neurolink/blob/master/docs/getting-started/providers/deepinfra.md).
   tier: { tier: 'paid only', source: 'https://deepinfra.com/pricing', checked: '2026-11-25' },
+  listing: openAIModelListing('https://deepinfra.com/docs/openai_api', describe),
   priority: 110,
+  // Checked on 2026-11-25. DeepInfra publishes no deprecation page; retirements below come from
+  // model-list refreshes that record what left GET /v1/openai/models, and current ids from the
+  // list as read on 2026-09-28 (https://github.com/juspay/neurolink/blob/master/docs/getting-started/providers/deepinfra.md)
+  // and the synced entries of https://github.com/truefoundry/models/tree/main/providers/deepinfra.
   models: [
-    { id: 'meta-llama/Meta-Llama-3.3-70B-Instruct', capabilities: ['fast', 'tool-use', 'long-context'], contextWindow: 131072 },
-    { id: 'meta-llama/Meta-Llama-3.1-405B-Instruct', capabilities: ['reasoning', 'tool-use', 'long-context'], contextWindow: 131072 },
+    // DeepInfra's own tool-calling example model; 1048576 tokens.
+    { id: 'deepseek-ai/DeepSeek-V4-Flash-0731', capabilities: ['reasoning', 'tool-use', 'long-context'], contextWindow: 1048576 },
+    { id: 'openai/gpt-oss-120b', capabilities: ['reasoning', 'tool-use', 'long-context'], contextWindow: 131072 },
+    // DeepInfra's id for Llama 3.3 70B (the plugin had meta-llama/Meta-Llama-3.3-70B-Instruct, which its list does not carry).
+    { id: 'meta-llama/Llama-3.3-70B-Instruct', capabilities: ['fast', 'tool-use', 'long-context'], contextWindow: 131072 },
     { id: 'meta-llama/Meta-Llama-3.1-8B-Instruct', capabilities: ['fast', 'tool-use', 'long-context'], contextWindow: 131072 },
-    { id: 'deepseek-ai/DeepSeek-V3', capabilities: ['reasoning', 'tool-use', 'long-context'], contextWindow: 131072 },
-    { id: 'deepseek-ai/DeepSeek-R1', capabilities: ['reasoning', 'tool-use', 'long-context'], contextWindow: 131072 },
-    { id: 'Qwen/Qwen3-32B', capabilities: ['reasoning', 'tool-use', 'long-context'], contextWindow: 131072 },
-    { id: 'Qwen/Qwen2.5-Coder-32B-Instruct', capabilities: ['fast', 'tool-use'], contextWindow: 32768 },
-    { id: 'mistralai/Mistral-Small-3.1-24B-Instruct', capabilities: ['fast', 'tool-use'], contextWindow: 32768 },
+    { id: 'deepseek-ai/DeepSeek-V3', capabilities: ['reasoning', 'tool-use', 'long-context'], contextWindow: 163840 },
+    { id: 'deepseek-ai/DeepSeek-R1', capabilities: ['reasoning', 'long-context'], contextWindow: 163840 },
+    { id: 'Qwen/Qwen3-32B', capabilities: ['reasoning', 'tool-use'], contextWindow: 40960 },
+    // Not confirmed in a 2026 list (truefoundry's sync never refreshed it after its first import); kept until a source says it left.
+    { id: 'meta-llama/Meta-Llama-3.1-405B-Instruct', capabilities: ['reasoning', 'tool-use', 'long-context'], contextWindow: 131072 },
+    {
+      id: 'Qwen/Qwen2.5-Coder-32B-Instruct',
+      capabilities: ['fast', 'tool-use'],
+      contextWindow: 32768,
+      deprecated: true,
+      retired: { date: '2025-09-08', source: 'https://github.com/BerriAI/litellm/pull/14324' },
+    },
+    {
+      // Listed as mistralai/Mistral-Small-3.1-24B-Instruct-2503 until it left the list.
+      id: 'mistralai/Mistral-Small-3.1-24B-Instruct',
+      capabilities: ['fast', 'tool-use'],
+      contextWindow: 32768,
+      deprecated: true,
+      retired: { date: '2025-09-08', source: 'https://github.com/BerriAI/litellm/pull/14324' },
+    },
   ],
   authHeaders: bearerAuth,
   // The rows are in fixtures.ts.
   errorRules: [
     { name: 'not authenticated', status: [401, 403], kind: 'invalid_key' },
+    // The model's capacity, not the key's limit: another model or provider can answer now.
+    { name: 'model busy', status: 429, body: /model busy/i, kind: 'server' },
     { name: 'rate limited', status: 429, kind: 'rate_limited' },
   ],
   logprobs: true,

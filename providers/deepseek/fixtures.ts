@@ -6,6 +6,21 @@ const failure = (message: string, type: string, code: string | null = 'invalid_r
 
 const fixtures: ProviderFixtures = {
   sampleKey,
+  listing: {
+    // The example answer of the API reference (its ids then current); DeepSeek lists only chat models.
+    source: 'https://api-docs.deepseek.com/api/list-models',
+    body: {
+      object: 'list',
+      data: [
+        { id: 'deepseek-chat', object: 'model', owned_by: 'deepseek' },
+        { id: 'deepseek-reasoner', object: 'model', owned_by: 'deepseek' },
+      ],
+    },
+    expected: [
+      { id: 'deepseek-chat', kind: 'chat', free: false },
+      { id: 'deepseek-reasoner', kind: 'chat', free: false },
+    ],
+  },
   errors: [
     {
       // DeepSeek echoes the last four characters of the key; the redactor owns what becomes of them.
@@ -16,12 +31,12 @@ const fixtures: ProviderFixtures = {
       kind: 'invalid_key',
     },
     {
-      source: `${errors} (402 Insufficient Balance)`,
+      // Body quoted in continuedev/continue#4484.
+      source: `${errors} (402 Insufficient Balance); body quoted in https://github.com/continuedev/continue/issues/4484`,
       name: 'insufficient balance',
       status: 402,
       body: failure('Insufficient Balance', 'unknown_error'),
-      kind: 'rate_limited',
-      retryAfter: 60,
+      kind: 'no_credit',
     },
     {
       source: `${errors} (429 Rate Limit Reached)`,

@@ -36,6 +36,29 @@ const fixtures: ProviderFixtures = {
       kind: 'model_unavailable',
     },
     {
+      // What a decommissioned serverless model answers, quoted from Fireworks' notice of 2026-08-27.
+      source: 'body quoted in https://github.com/anomalyco/models.dev/pull/5683 (also https://github.com/Kiln-AI/Kiln/pull/1790)',
+      name: 'model decommissioned from serverless',
+      status: 404,
+      body: { error: { message: 'Model not found, inaccessible, and/or not deployed', param: 'model', code: 'NOT_FOUND', type: 'error' }, request_id: 'chatcmpl-bc7630' },
+      kind: 'model_unavailable',
+    },
+    {
+      source: 'body quoted in https://github.com/pollinations/pollinations/issues/12136 and https://github.com/FerroxLabs/wayland/issues/545 (412 from api.fireworks.ai)',
+      name: 'account suspended: out of credit or over its spending limit',
+      status: 412,
+      body: {
+        error: {
+          message: 'Account pollinations is suspended, possibly due to reaching the monthly spending limit or failure to pay past invoices. Please go to https://fireworks.ai/account/billing for more information.',
+          param: null,
+          code: 'PRECONDITION_FAILED',
+          type: 'error',
+        },
+        request_id: '11650e2f-ff1b-4aac-9719-98006adf7349',
+      },
+      kind: 'no_credit',
+    },
+    {
       source: 'https://github.com/ogx-ai/ogx/issues/697 (400 naming the maximum context length)',
       name: 'context length exceeded',
       status: 400,
@@ -43,6 +66,27 @@ const fixtures: ProviderFixtures = {
       kind: 'context_too_long',
     },
   ],
+  listing: {
+    // GET https://api.fireworks.ai/inference/v1/models as quoted in a client's test; Fireworks
+    // marks embedding and reranker models by kind, with supports_chat true.
+    source: 'https://github.com/ENTERPILOT/GoModel/blob/main/internal/providers/fireworks/models_test.go (a Fireworks /models answer); format: https://docs.fireworks.ai/tools-sdks/openai-compatibility',
+    body: {
+      object: 'list',
+      data: [
+        { id: 'accounts/fireworks/models/kimi-k2p6', object: 'model', owned_by: 'fireworks', created: 1776455694, kind: 'HF_BASE_MODEL', supports_chat: true, supports_image_input: true, supports_tools: true, context_length: 262144 },
+        { id: 'accounts/fireworks/models/qwen3-embedding-8b', object: 'model', owned_by: 'fireworks', created: 1755707090, kind: 'EMBEDDING_MODEL', supports_chat: true, supports_image_input: false, supports_tools: false, context_length: 40960 },
+        { id: 'accounts/fireworks/models/qwen3-reranker-8b', object: 'model', owned_by: 'fireworks', created: 1759865045, kind: 'EMBEDDING_MODEL', supports_chat: true, supports_tools: false, context_length: 40960 },
+        { id: 'accounts/fireworks/models/qwen3p7-plus', object: 'model', owned_by: 'fireworks', created: 1781036419, kind: 'CUSTOM_MODEL', supports_chat: true, supports_image_input: true, supports_tools: true },
+      ],
+    },
+    // Every call spends credit: nothing Fireworks lists is free.
+    expected: [
+      { id: 'accounts/fireworks/models/kimi-k2p6', kind: 'chat', free: false },
+      { id: 'accounts/fireworks/models/qwen3-embedding-8b', kind: 'embedding', free: false },
+      { id: 'accounts/fireworks/models/qwen3-reranker-8b', kind: 'other', free: false },
+      { id: 'accounts/fireworks/models/qwen3p7-plus', kind: 'chat', free: false },
+    ],
+  },
 };
 
 export default fixtures;

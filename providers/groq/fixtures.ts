@@ -5,10 +5,46 @@ const limits = 'https://console.groq.com/docs/rate-limits';
 const limitMessage = (window: string, retry: string): string =>
   `Rate limit reached for model \`llama-3.3-70b-versatile\` in organization \`org_01kjh7p9n8f1qs6nz2bz77vy6b\` service tier \`on_demand\` on ${window}. Please try again in ${retry}. Need more tokens? Upgrade to Dev Tier today at https://console.groq.com/settings/billing`;
 
+/** One entry of Groq's model list, in the shape of the answer quoted in anomalyco/models.dev#1276 (2026-03-26). */
+const listed = (id: string, ownedBy: string, created: number, contextWindow: number, maxCompletionTokens: number, active = true): unknown => ({
+  id,
+  object: 'model',
+  created,
+  owned_by: ownedBy,
+  active,
+  context_window: contextWindow,
+  public_apps: null,
+  max_completion_tokens: maxCompletionTokens,
+});
+
 const fixtures: ProviderFixtures = {
   sampleKey: 'gsk_Q7vT2mXp9LcR4wZk8bNf3HjY6sDa1Ue5',
   // @ai-sdk/groq sends no stream_options; Groq reports streaming usage in x_groq.usage on the final chunk.
   wire: { omittedFields: ['stream_options'], streamUsage: 'x_groq' },
+  listing: {
+    // The first four entries as quoted from GET https://api.groq.com/openai/v1/models in anomalyco/models.dev#1276 and
+    // sigoden/aichat#1498; whisper-large-v3 (listed there too) in the same shape with the models page's 448-token window.
+    // An inactive entry is left out.
+    source: 'https://console.groq.com/docs/api-reference#models-list; answer quoted in https://github.com/anomalyco/models.dev/pull/1276',
+    body: {
+      object: 'list',
+      data: [
+        listed('llama-3.1-8b-instant', 'Meta', 1693721698, 131072, 131072),
+        listed('meta-llama/llama-4-scout-17b-16e-instruct', 'Meta', 1743874824, 131072, 8192),
+        listed('moonshotai/kimi-k2-instruct', 'Moonshot AI', 1752435491, 131072, 16384),
+        listed('meta-llama/llama-prompt-guard-2-86m', 'Meta', 1748632165, 512, 512),
+        listed('whisper-large-v3', 'OpenAI', 1693721698, 448, 448),
+        listed('openai/gpt-oss-120b', 'OpenAI', 1754408224, 131072, 65536, false),
+      ],
+    },
+    expected: [
+      { id: 'llama-3.1-8b-instant', kind: 'chat', free: true },
+      { id: 'meta-llama/llama-4-scout-17b-16e-instruct', kind: 'chat', free: true },
+      { id: 'moonshotai/kimi-k2-instruct', kind: 'chat', free: true },
+      { id: 'meta-llama/llama-prompt-guard-2-86m', kind: 'other', free: true },
+      { id: 'whisper-large-v3', kind: 'transcription', free: true },
+    ],
+  },
   errors: [
     {
       // The 429 body as Groq sends it, quoted in continuedev/continue#10920; retry-after per the rate-limits page.
@@ -49,6 +85,29 @@ const fixtures: ProviderFixtures = {
       name: 'model not found',
       status: 404,
       body: { error: { message: 'The model `llama-9-70b` does not exist or you do not have access to it.', type: 'invalid_request_error', code: 'model_not_found' } },
+      kind: 'model_unavailable',
+    },
+    {
+      // A retired model since 2026-08-16, as a free key gets it (ITSpecialist111/ai_automation_suggester#187, 2026-08-18).
+      source: `${errors} (404 Not Found); body quoted in https://github.com/ITSpecialist111/ai_automation_suggester/issues/187`,
+      name: 'retired model (HTTP 404 model_not_found)',
+      status: 404,
+      body: { error: { message: 'The model `llama-3.3-70b-versatile` does not exist or you do not have access to it.', type: 'invalid_request_error', code: 'model_not_found' } },
+      kind: 'model_unavailable',
+    },
+    {
+      // Groq's decommission notice, a 400 that generic wording would take for the caller's mistake.
+      source: `${errors} (400 Bad Request); body quoted in https://github.com/rashadphz/farfalle/issues/107`,
+      name: 'model decommissioned (HTTP 400)',
+      status: 400,
+      body: {
+        error: {
+          message:
+            'The model `llama-3.1-70b-versatile` has been decommissioned and is no longer supported. Please refer to https://console.groq.com/docs/deprecations for a recommendation on which model to use instead.',
+          type: 'invalid_request_error',
+          code: 'model_decommissioned',
+        },
+      },
       kind: 'model_unavailable',
     },
     {

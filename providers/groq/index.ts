@@ -1,7 +1,33 @@
-import { bearerAuth } from '../openai-compatible.ts';
+import { bearerAuth, kindFromId, openAIModelListing, type OpenAIModelEntry } from '../openai-compatible.ts';
 import { openAIQuotaHeaders, quotaReader } from '../quota.ts';
 import { nextUtcMidnight, retryHintAt, secondsHeaderAt } from '../resets.ts';
-import type { ProviderPlugin } from '../types.ts';
+import type { ListedModel, ProviderPlugin } from '../types.ts';
+
+/** Groq's notice of 2026-08-16 for free and developer keys, as quoted in ITSpecialist111/ai_automation_suggester#187. */
+const DECOMMISSIONED_AUGUST = 'https://console.groq.com/docs/deprecations#august-16-2026-llama318binstant-and-llama3370bversatile';
+
+/**
+ * One entry of Groq's model list (https://console.groq.com/docs/api-reference#models-list), which reports
+ * `active`, `context_window` and `max_completion_tokens` (the answer quoted in anomalyco/models.dev#1276).
+ * The free plan serves every listed model (https://console.groq.com/docs/rate-limits lists each one), so each
+ * is free; speech, transcription and guard models are told apart by id, as the listing does not say.
+ */
+function describeGroqModel(entry: OpenAIModelEntry): ListedModel | undefined {
+  if (entry.active === false) return undefined;
+  const contextWindow = positiveInteger(entry.context_window);
+  const maxOutputTokens = positiveInteger(entry.max_completion_tokens);
+  return {
+    id: entry.id,
+    kind: kindFromId(entry.id),
+    free: true,
+    ...(contextWindow === undefined ? {} : { contextWindow, capabilities: contextWindow >= 100_000 ? ['long-context'] : [] }),
+    ...(maxOutputTokens === undefined ? {} : { maxOutputTokens }),
+  };
+}
+
+function positiveInteger(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isInteger(value) && value > 0 ? value : undefined;
+}
 
 const groq: ProviderPlugin = {
   id: 'groq',
@@ -10,14 +36,34 @@ const groq: ProviderPlugin = {
   keyPatterns: [/gsk_[A-Za-z0-9]+/],
   baseURL: 'https://api.groq.com/openai/v1',
   keyUrl: 'https://console.groq.com/keys',
-  // Preliminary: to be checked against the source page.
+  // The free plan serves every model on the models page, within per-model rate limits.
   tier: { tier: 'free with limits', source: 'https://console.groq.com/docs/rate-limits', checked: '2026-11-25' },
+  listing: openAIModelListing('https://console.groq.com/docs/api-reference#models-list', describeGroqModel),
   priority: 10,
+  // Checked 2026-11-25 against https://console.groq.com/docs/models and https://console.groq.com/docs/deprecations
+  // (quoted in the threads cited on each retired model). Current models first: alias order follows this list.
   models: [
-    { id: 'llama-3.3-70b-versatile', capabilities: ['fast', 'tool-use', 'long-context'], contextWindow: 131072 },
-    { id: 'llama-3.1-8b-instant', capabilities: ['fast', 'tool-use', 'long-context'], contextWindow: 131072 },
-    { id: 'llama-4-scout-17b-16e-instruct', capabilities: ['fast', 'tool-use', 'long-context'], contextWindow: 131072, deprecated: true },
-    { id: 'llama-4-maverick-17b-128e-instruct', capabilities: ['fast', 'tool-use', 'vision', 'long-context'], contextWindow: 131072, deprecated: true },
+    // 131,072-token window and 65,536 max completion tokens per the models page; reasoning_effort low/medium/high
+    // per https://console.groq.com/docs/reasoning (DataTalksClub/llm-zoomcamp#183: "only accepts low, medium, or high").
+    { id: 'openai/gpt-oss-120b', capabilities: ['fast', 'reasoning', 'tool-use', 'long-context'], contextWindow: 131072, maxOutputTokens: 65536, reasoningEffort: true },
+    { id: 'openai/gpt-oss-20b', capabilities: ['fast', 'reasoning', 'tool-use', 'long-context'], contextWindow: 131072, maxOutputTokens: 65536, reasoningEffort: true },
+    // Decommissioned for free and developer keys on 2026-08-16; they answer 404 model_not_found since.
+    { id: 'llama-3.3-70b-versatile', capabilities: ['fast', 'tool-use', 'long-context'], contextWindow: 131072, deprecated: true, retired: { date: '2026-08-16', source: DECOMMISSIONED_AUGUST } },
+    { id: 'llama-3.1-8b-instant', capabilities: ['fast', 'tool-use', 'long-context'], contextWindow: 131072, deprecated: true, retired: { date: '2026-08-16', source: DECOMMISSIONED_AUGUST } },
+    {
+      id: 'meta-llama/llama-4-scout-17b-16e-instruct',
+      capabilities: ['fast', 'tool-use', 'vision', 'long-context'],
+      contextWindow: 131072,
+      deprecated: true,
+      retired: { date: '2026-07-17', source: 'https://console.groq.com/docs/deprecations#july-17-2026-qwenqwen332b-and-metallamallama4scout17b16einstruct' },
+    },
+    {
+      id: 'meta-llama/llama-4-maverick-17b-128e-instruct',
+      capabilities: ['fast', 'tool-use', 'vision', 'long-context'],
+      contextWindow: 131072,
+      deprecated: true,
+      retired: { date: '2026-03-09', source: 'https://console.groq.com/docs/deprecations#march-9-2026-metallamallama4maverick17b128einstruct' },
+    },
   ],
   authHeaders: bearerAuth,
   // @ai-sdk/groq's own option names; Groq does not return logprobs.
@@ -38,6 +84,8 @@ const groq: ProviderPlugin = {
     { name: 'per-minute limit (RPM, TPM)', status: 429, kind: 'rate_limited' },
     { name: 'invalid API key', status: 401, kind: 'invalid_key' },
     { name: 'model not found', status: 404, kind: 'model_unavailable' },
+    // "The model `x` has been decommissioned and is no longer supported" (code model_decommissioned).
+    { name: 'model decommissioned', status: 400, body: /model_decommissioned|has been decommissioned/, kind: 'model_unavailable' },
     {
       // "`max_tokens` must be less than or equal to `32768`, the maximum value for `max_tokens` is less
       // than the `context_window` for this model": the model's output maximum, not its context window.

@@ -1,6 +1,48 @@
-import { bearerAuth, openAICompatibleModel } from '../openai-compatible.ts';
+import { bearerAuth, kindFromId, openAICompatibleModel, openAIModelListing, type OpenAIModelEntry } from '../openai-compatible.ts';
 import { quotaReader } from '../quota.ts';
-import type { ProviderPlugin } from '../types.ts';
+import type { Capability, ListedModel, ProviderPlugin } from '../types.ts';
+
+/** The model cards' source (mistralai/platform-docs-public, read as of 2026-08-21). */
+const modelCard = (slug: string): string => `https://docs.mistral.ai/models/model-cards/${slug}`;
+
+/** The flags of a model card's `capabilities` (https://docs.mistral.ai/api/endpoint/models). */
+interface MistralCapabilities {
+  readonly completion_chat?: unknown;
+  readonly function_calling?: unknown;
+  readonly vision?: unknown;
+  readonly reasoning?: unknown;
+  readonly audio_transcription?: unknown;
+}
+
+/**
+ * One model card of Mistral's list. Free mode, "enabled by default with limited rate limits"
+ * (https://docs.mistral.ai/admin/user-management-finops/tier.md), gives API access "with no credit card required"
+ * (https://docs.mistral.ai/getting-started/quickstarts/studio/activate-and-generate-api-key) and names no model it
+ * leaves out: every current chat model is free within it. A card with a `deprecation` date is on its way out, and
+ * a fine-tuned model is the account's own: neither joins an alias.
+ */
+function describeMistralModel(entry: OpenAIModelEntry): ListedModel {
+  const flags = (entry.capabilities ?? {}) as MistralCapabilities;
+  const byId = kindFromId(entry.id);
+  const kind: ListedModel['kind'] =
+    flags.completion_chat === true ? 'chat' : flags.audio_transcription === true ? 'transcription' : byId === 'chat' ? 'other' : byId;
+  const contextWindow =
+    typeof entry.max_context_length === 'number' && Number.isSafeInteger(entry.max_context_length) && entry.max_context_length > 0 ? entry.max_context_length : undefined;
+  const capabilities: Capability[] = [];
+  if (flags.function_calling === true) capabilities.push('tool-use');
+  if (flags.vision === true) capabilities.push('vision');
+  if (flags.reasoning === true) capabilities.push('reasoning');
+  if (contextWindow !== undefined && contextWindow >= 100_000) capabilities.push('long-context');
+  const retiring = typeof entry.deprecation === 'string' && entry.deprecation !== '';
+  const ownFineTune = entry.type === 'fine-tuned' || entry.TYPE === 'fine-tuned';
+  return {
+    id: entry.id,
+    kind,
+    free: kind === 'chat' && !retiring && !ownFineTune && entry.archived !== true,
+    ...(contextWindow === undefined ? {} : { contextWindow }),
+    capabilities,
+  };
+}
 
 const mistral: ProviderPlugin = {
   id: 'mistral',
@@ -9,20 +51,43 @@ const mistral: ProviderPlugin = {
   keyPatterns: [],
   baseURL: 'https://api.mistral.ai/v1',
   keyUrl: 'https://console.mistral.ai/api-keys',
-  // Preliminary: to be checked against the source page.
-  tier: { tier: 'free with limits', source: 'https://docs.mistral.ai/deployment/laplateforme/tier/', checked: '2026-11-25' },
+  // Free mode is the default for every new account: API access without a credit card, with low rate limits
+  // "for evaluation and prototyping"; the Scale plan (pay as you go) lifts them. Free mode's allowance is
+  // $10 a month of API credits shared with Studio and Vibe (https://mistral.ai/pricing, as quoted in
+  // mnfst/awesome-free-llm-apis#100).
+  tier: { tier: 'free with limits', source: 'https://docs.mistral.ai/admin/user-management-finops/tier.md', checked: '2026-11-25' },
+  listing: openAIModelListing('https://docs.mistral.ai/api/endpoint/models', describeMistralModel),
   priority: 50,
+  // Checked 2026-11-25 against the model cards (https://docs.mistral.ai/models, mistralai/platform-docs-public as
+  // of 2026-08-21) and their deprecation dates. Mistral's "256k" and "128k" windows are 262,144 and 131,072 tokens.
+  // Alias order follows this list. No reasoningEffort: Mistral's reasoning_effort takes only "high" and "none"
+  // (https://docs.mistral.ai/studio/conversations/reasoning), which an effort level cannot be mapped onto.
   models: [
-    { id: 'mistral-small-latest', capabilities: ['fast', 'tool-use'], contextWindow: 32768 },
-    { id: 'open-mistral-nemo', capabilities: ['fast', 'tool-use', 'long-context'], contextWindow: 128000 },
-    { id: 'codestral-latest', capabilities: ['fast', 'tool-use', 'long-context'], contextWindow: 256000 },
-    { id: 'mistral-large-latest', capabilities: ['reasoning', 'tool-use', 'long-context'], contextWindow: 128000 },
+    // Mistral Small 4 (mistral-small-2603): instruct, reasoning and coding in one model; text and image in.
+    { id: 'mistral-small-latest', capabilities: ['fast', 'reasoning', 'vision', 'tool-use', 'long-context'], contextWindow: 262144 },
+    // Mistral Medium 3.5 (mistral-medium-3-5): reasoning output, text and image in.
+    { id: 'mistral-medium-latest', capabilities: ['reasoning', 'vision', 'tool-use', 'long-context'], contextWindow: 262144 },
+    // Mistral Large 3 (mistral-large-2512).
+    { id: 'mistral-large-latest', capabilities: ['vision', 'tool-use', 'long-context'], contextWindow: 262144 },
+    // Ministral 3 8B (ministral-8b-2512), the named replacement of Mistral NeMo.
+    { id: 'ministral-8b-latest', capabilities: ['fast', 'vision', 'tool-use', 'long-context'], contextWindow: 262144 },
+    // Codestral 25.08 (codestral-2508): its card says 128k.
+    { id: 'codestral-latest', capabilities: ['fast', 'tool-use', 'long-context'], contextWindow: 131072 },
+    // Deprecated 2026-05-22, retired 2026-07-31 (replacement: Ministral 3 8B).
+    {
+      id: 'open-mistral-nemo',
+      capabilities: ['fast', 'tool-use', 'long-context'],
+      contextWindow: 131072,
+      deprecated: true,
+      retired: { date: '2026-07-31', source: modelCard('mistral-nemo-12b-24-07') },
+    },
   ],
   authHeaders: bearerAuth,
   // The rows are in fixtures.ts.
   errorRules: [
     { name: 'request rate limit', status: 429, kind: 'rate_limited' },
     { name: 'invalid API key', status: 401, kind: 'invalid_key' },
+    // Unknown, and retired: a retired model answers 400 invalid_model, not 404.
     { name: 'invalid model', status: 400, body: /invalid_model|Invalid model/, kind: 'model_unavailable' },
     { name: 'context length exceeded', status: 400, body: /maximum context length|too large for model/i, kind: 'context_too_long' },
   ],

@@ -20,10 +20,32 @@ const fixtures: ProviderFixtures = {
     },
     {
       // A hosted model is served per account: the same key can reach some models and not others.
-      source: 'body quoted from a live probe in https://github.com/gethouston/houston/pull/1243',
+      source: 'body quoted from a live probe in https://github.com/gethouston/houston/pull/1243 (also https://github.com/tashfeenahmed/freellmapi/issues/634 for moonshotai/kimi-k2.6)',
       name: 'model not served for this account',
       status: 404,
       body: { status: 404, title: 'Not Found', detail: "Function 'a1b2c3d4-0000-4000-8000-0123456789ab': Not found for account 'acct-0123456789'" },
+      kind: 'model_unavailable',
+    },
+    {
+      // An unknown or retired id can also get a plain-text 404 from the gateway.
+      source: 'body quoted in https://github.com/nestcn/docs.nestjs.cn/pull/564 (deepseek-ai/deepseek-v3_1 after it left the catalog)',
+      name: 'model id not in the catalog (plain-text 404)',
+      status: 404,
+      body: '404 page not found',
+      kind: 'model_unavailable',
+    },
+    {
+      // NVIDIA keeps listing some retired models in GET /v1/models while chat answers 410.
+      source: 'body quoted in https://github.com/NVIDIA/NemoClaw/issues/11902 (also https://github.com/anomalyco/models.dev/pull/3000, https://github.com/tashfeenahmed/freellmapi/issues/634)',
+      name: 'model reached its end of life',
+      status: 410,
+      headers: { 'content-type': 'application/problem+json' },
+      body: {
+        type: 'about:blank',
+        title: 'Gone',
+        status: 410,
+        detail: "The model 'deepseek-ai/deepseek-v4-pro' has reached its end of life on 2026-08-07T09:00:00Z and is no longer available.",
+      },
       kind: 'model_unavailable',
     },
     {
@@ -49,6 +71,35 @@ const fixtures: ProviderFixtures = {
       kind: 'context_too_long',
     },
   ],
+  listing: {
+    // An excerpt of GET https://integrate.api.nvidia.com/v1/models as quoted in the issue, in its order.
+    source: 'https://github.com/NVIDIA/NemoClaw/issues/2703 (GET /v1/models through inference.local, quoted); format: https://docs.api.nvidia.com/nim/reference/llm-apis',
+    body: {
+      object: 'list',
+      data: [
+        { id: 'mistralai/mistral-nemotron', object: 'model', created: 735790403, owned_by: 'mistralai' },
+        { id: 'mistralai/mistral-small-4-119b-2603', object: 'model', created: 735790403, owned_by: 'mistralai' },
+        { id: 'moonshotai/kimi-k2.6', object: 'model', created: 735790403, owned_by: 'moonshotai' },
+        { id: 'nv-mistralai/mistral-nemo-12b-instruct', object: 'model', created: 735790403, owned_by: 'nv-mistralai' },
+        { id: 'nvidia/ai-synthetic-video-detector', object: 'model', created: 735790403, owned_by: 'nvidia' },
+        { id: 'nvidia/cosmos-reason2-8b', object: 'model', created: 735790403, owned_by: 'nvidia' },
+        { id: 'nvidia/embed-qa-4', object: 'model', created: 735790403, owned_by: 'nvidia' },
+        { id: 'nvidia/gliner-pii', object: 'model', created: 735790403, owned_by: 'nvidia' },
+        { id: 'nvidia/llama-3.1-nemoguard-8b-content-safety', object: 'model', created: 735790403, owned_by: 'nvidia' },
+      ],
+    },
+    expected: [
+      { id: 'mistralai/mistral-nemotron', kind: 'chat', free: true },
+      { id: 'mistralai/mistral-small-4-119b-2603', kind: 'chat', free: true },
+      { id: 'moonshotai/kimi-k2.6', kind: 'chat', free: true },
+      { id: 'nv-mistralai/mistral-nemo-12b-instruct', kind: 'chat', free: true },
+      { id: 'nvidia/ai-synthetic-video-detector', kind: 'other', free: true },
+      { id: 'nvidia/cosmos-reason2-8b', kind: 'chat', free: true },
+      { id: 'nvidia/embed-qa-4', kind: 'embedding', free: true },
+      { id: 'nvidia/gliner-pii', kind: 'other', free: true },
+      { id: 'nvidia/llama-3.1-nemoguard-8b-content-safety', kind: 'other', free: true },
+    ],
+  },
 };
 
 export default fixtures;

@@ -1,8 +1,51 @@
-import { bearerAuth, openAICompatibleModel } from '../openai-compatible.ts';
+import { bearerAuth, kindFromId, openAICompatibleModel, openAIModelListing, type OpenAIModelEntry } from '../openai-compatible.ts';
 import { quotaReader } from '../quota.ts';
 import { nextUtcMidnight } from '../resets.ts';
-import type { UpstreamErrorAnswer } from '../types.ts';
-import type { ProviderPlugin } from '../types.ts';
+import type { Capability, ListedModel, ProviderPlugin, UpstreamErrorAnswer } from '../types.ts';
+
+/** The answer a 402 says the balance still covers. */
+const affordable = /can only afford (\d{1,9})\b/;
+
+/** Content-safety classifiers OpenRouter lists among its text models (nvidia/nemotron-3.5-content-safety:free). */
+const safetyClassifier = /content-safety|safeguard/;
+
+/**
+ * Free as OpenRouter's list shows it: a `:free` variant, or every price of the entry "0" (a router such as
+ * openrouter/auto has "-1" prices, which are not zero; a missing or empty pricing object is not free).
+ */
+function isFree(id: string, pricing: unknown): boolean {
+  if (id.endsWith(':free')) return true;
+  if (pricing === null || typeof pricing !== 'object') return false;
+  const prices = Object.values(pricing);
+  return prices.length > 0 && prices.every((price) => price === '0' || price === 0);
+}
+
+/**
+ * One entry of https://openrouter.ai/docs/api-reference/models/get-models: `context_length`,
+ * `architecture.input_modalities` / `output_modalities`, `supported_parameters`, `top_provider.max_completion_tokens`.
+ */
+function describeOpenRouterModel(entry: OpenAIModelEntry): ListedModel {
+  const architecture = (entry.architecture ?? {}) as { input_modalities?: unknown; output_modalities?: unknown };
+  const outputs = Array.isArray(architecture.output_modalities) ? architecture.output_modalities : ['text'];
+  const inputs = Array.isArray(architecture.input_modalities) ? architecture.input_modalities : [];
+  const parameters = Array.isArray(entry.supported_parameters) ? entry.supported_parameters : [];
+  const kind = !outputs.includes('text') || safetyClassifier.test(entry.id) ? 'other' : kindFromId(entry.id);
+  const contextWindow = typeof entry.context_length === 'number' && Number.isSafeInteger(entry.context_length) && entry.context_length > 0 ? entry.context_length : undefined;
+  const maxCompletion = (entry.top_provider as { max_completion_tokens?: unknown } | null | undefined)?.max_completion_tokens;
+  const capabilities: Capability[] = [];
+  if (inputs.includes('image')) capabilities.push('vision');
+  if (parameters.includes('tools')) capabilities.push('tool-use');
+  if (parameters.includes('reasoning')) capabilities.push('reasoning');
+  if (contextWindow !== undefined && contextWindow >= 100_000) capabilities.push('long-context');
+  return {
+    id: entry.id,
+    kind,
+    free: isFree(entry.id, entry.pricing),
+    ...(contextWindow === undefined ? {} : { contextWindow }),
+    capabilities,
+    ...(typeof maxCompletion === 'number' && Number.isSafeInteger(maxCompletion) && maxCompletion > 0 ? { maxOutputTokens: maxCompletion } : {}),
+  };
+}
 
 const resetInBody = /"X-RateLimit-Reset":\s*"?(\d+)/i;
 
@@ -20,17 +63,30 @@ const openrouter: ProviderPlugin = {
   keyPatterns: [/sk-or-[A-Za-z0-9_-]+/],
   baseURL: 'https://openrouter.ai/api/v1',
   keyUrl: 'https://openrouter.ai/settings/keys',
-  // Preliminary: to be checked against the source page.
+  // `:free` models cost nothing: 20 requests a minute, 50 a day (1,000 a day once the account has bought
+  // $10 of credits). Paid models need credits.
   tier: { tier: 'free with limits', source: 'https://openrouter.ai/docs/api-reference/limits', checked: '2026-11-25' },
+  listing: openAIModelListing('https://openrouter.ai/docs/api-reference/models/get-models', describeOpenRouterModel),
+  // The list answers without a valid key; GET /key answers 401 to a wrong one and costs nothing.
+  keyCheck: { source: 'https://openrouter.ai/docs/api-reference/api-keys/get-current-key', url: (baseURL) => `${baseURL}/key` },
   priority: 60,
+  // Only `:free` variants, which OpenRouter delists now and then ("No endpoints found for <model>"; the key's live
+  // list then lacks them). Checked 2026-11-25 against https://openrouter.ai/models?q=free as public readings of
+  // GET /api/v1/models quote it: nemotron-3-ultra, laguna-s-2.1, laguna-xs-2.1 and north-mini-code zero-priced on
+  // 2026-08-20 (with the limits below), gemma-4-31b-it still listed on 2026-09-08 (orbi-build/orbi#560, 16 `:free`
+  // models then), the others in anomalyco/models.dev's OpenRouter catalog of 2026-07-02; none has a public
+  // "No endpoints found" report since. No reading after September was found: the live list has the last word.
   models: [
-    { id: 'nvidia/nemotron-3-ultra-550b-a55b:free', capabilities: ['reasoning', 'tool-use', 'long-context'], contextWindow: 1048576 },
+    { id: 'nvidia/nemotron-3-ultra-550b-a55b:free', capabilities: ['reasoning', 'tool-use', 'long-context'], contextWindow: 1000000, maxOutputTokens: 65536 },
     { id: 'nvidia/nemotron-3-super-120b-a12b:free', capabilities: ['reasoning', 'tool-use', 'long-context'], contextWindow: 1048576 },
-    { id: 'google/gemma-4-31b-it:free', capabilities: ['vision', 'tool-use', 'long-context'], contextWindow: 262144 },
-    { id: 'google/gemma-4-26b-a4b-it:free', capabilities: ['vision', 'tool-use', 'long-context'], contextWindow: 262144 },
-    { id: 'poolside/laguna-m.1:free', capabilities: ['tool-use', 'reasoning', 'long-context'], contextWindow: 262144 },
-    { id: 'poolside/laguna-xs-2.1:free', capabilities: ['tool-use', 'fast', 'long-context'], contextWindow: 262144 },
-    { id: 'cohere/north-mini-code:free', capabilities: ['tool-use', 'long-context'], contextWindow: 262144 },
+    // 262,144 tokens in, 32,768 out; text, image and video in (anomalyco/models.dev#1387).
+    { id: 'google/gemma-4-31b-it:free', capabilities: ['vision', 'tool-use', 'long-context'], contextWindow: 262144, maxOutputTokens: 32768 },
+    { id: 'google/gemma-4-26b-a4b-it:free', capabilities: ['vision', 'tool-use', 'long-context'], contextWindow: 262144, maxOutputTokens: 32768 },
+    { id: 'poolside/laguna-m.1:free', capabilities: ['tool-use', 'reasoning', 'long-context'], contextWindow: 262144, maxOutputTokens: 32768 },
+    { id: 'poolside/laguna-s-2.1:free', capabilities: ['tool-use', 'reasoning', 'long-context'], contextWindow: 262144, maxOutputTokens: 32768 },
+    { id: 'poolside/laguna-xs-2.1:free', capabilities: ['tool-use', 'fast', 'long-context'], contextWindow: 262144, maxOutputTokens: 32768 },
+    // 256K in, 64K out (Cohere's model page, docs.cohere.com/docs/north-mini-code-1.0; the listing says 256,000 / 64,000).
+    { id: 'cohere/north-mini-code:free', capabilities: ['tool-use', 'reasoning', 'long-context'], contextWindow: 256000, maxOutputTokens: 64000 },
     { id: 'nvidia/nemotron-3-nano-30b-a3b:free', capabilities: ['fast', 'tool-use', 'long-context'], contextWindow: 262144 },
     { id: 'qwen/qwen3-next-80b-a3b-instruct:free', capabilities: ['tool-use', 'long-context'], contextWindow: 262144 },
   ],
@@ -51,8 +107,31 @@ const openrouter: ProviderPlugin = {
     { name: 'per-minute free-model limit', status: 429, body: /free-models-per-min/, kind: 'rate_limited', retryAt: (answer) => rateLimitReset(answer) },
     { name: 'the upstream provider is rate-limited', status: 429, kind: 'rate_limited' },
     { name: 'invalid API key', status: 401, kind: 'invalid_key' },
+    // "This request requires more credits, or fewer max_tokens. You requested up to 64000 tokens, but can only
+    // afford 2666": the balance covers a smaller answer, so the budget is lowered rather than the key benched.
+    {
+      name: 'credits cover fewer max_tokens',
+      status: 402,
+      body: /requires more credits, or fewer max_tokens/,
+      kind: 'output_budget',
+      maxOutputTokens: (answer) => {
+        const afford = affordable.exec(answer.body)?.[1];
+        return afford === undefined || Number(afford) <= 0 ? undefined : Number(afford);
+      },
+    },
+    // "Your account or API key has insufficient credits": a paid model, or a key with a credit limit, spent.
+    { name: 'insufficient credits', status: 402, kind: 'no_credit' },
     // Input flagged by moderation: the request, which every provider would see the same way.
     { name: 'input flagged by moderation', status: 403, body: /moderation|flagged/i, kind: 'request' },
+    // 404s about this request on this model, not about the model: "No endpoints found that support tool use"
+    // (or image input, or the tool_choice value) and "No endpoints found matching your data policy (...)", which
+    // the key's privacy settings decide per model. The model serves other requests and other keys, so nothing
+    // is quarantined and the key stays healthy: the plugin kinds have no name for "this model cannot take this
+    // request", so these take output_budget's path without a stated maximum: the next model, or for a pinned
+    // model a 400 with OpenRouter's words (which name the setting to change).
+    { name: 'no endpoint supports a feature of the request', status: 404, body: /No endpoints (?:found|available) that support/i, kind: 'output_budget' },
+    { name: 'no endpoint matches the key\'s data policy', status: 404, body: /No endpoints (?:found|available) matching your (?:guardrail restrictions and )?data policy/i, kind: 'output_budget' },
+    // "No endpoints found for <model>.": delisted, or its free period ended.
     { name: 'no endpoints for the model', status: 404, kind: 'model_unavailable' },
     { name: 'context length exceeded', status: 400, body: /maximum context length/i, kind: 'context_too_long' },
   ],

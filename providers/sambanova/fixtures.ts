@@ -10,6 +10,27 @@ const failure = (message: string, type: string, code: string | null, param: stri
 
 const fixtures: ProviderFixtures = {
   sampleKey: '6f1d2a7c-3b8e-4f90-a5c1-d2e7f3a8b4c9',
+  listing: {
+    // The documented shape (data[] with context_length, max_completion_tokens, pricing); ids and windows from the
+    // models page and the /v1/models answer quoted in juspay/neurolink's guide (2026-08-27), prices per token from the
+    // same guide. The embedding and speech models (on the embeddings and audio pages) carry no chat pricing.
+    source: 'https://docs.sambanova.ai/docs/api-reference/models/get-environments-available-model-list-metadata',
+    body: {
+      object: 'list',
+      data: [
+        { id: 'Meta-Llama-3.3-70B-Instruct', object: 'model', owned_by: 'Meta', context_length: 131072, max_completion_tokens: 8192, sn_metadata: {}, pricing: { prompt: 0.0000006, completion: 0.0000012 } },
+        { id: 'MiniMax-M2.7', object: 'model', owned_by: 'MiniMax', context_length: 196608, max_completion_tokens: 32768, sn_metadata: {}, pricing: { prompt: 0.0000006, completion: 0.0000024 } },
+        { id: 'E5-Mistral-7B-Instruct', object: 'model', owned_by: 'intfloat', context_length: 4096, sn_metadata: {} },
+        { id: 'Whisper-Large-v3', object: 'model', owned_by: 'OpenAI', sn_metadata: {} },
+      ],
+    },
+    expected: [
+      { id: 'Meta-Llama-3.3-70B-Instruct', kind: 'chat', free: false },
+      { id: 'MiniMax-M2.7', kind: 'chat', free: false },
+      { id: 'E5-Mistral-7B-Instruct', kind: 'embedding', free: false },
+      { id: 'Whisper-Large-v3', kind: 'transcription', free: false },
+    ],
+  },
   errors: [
     {
       source: `${errors} (429 Too many requests); ${limits} (x-ratelimit-reset-requests)`,
@@ -35,6 +56,15 @@ const fixtures: ProviderFixtures = {
       status: 401,
       body: failure('Invalid API key', 'authentication_error', 'invalid_api_key'),
       kind: 'invalid_key',
+    },
+    {
+      // No free allowance, or the trial credit spent: every call, whatever the model. The code and balance_units are
+      // as users quote them (mnfst/awesome-free-llm-apis#95; juspay/neurolink's guide); the envelope is SambaNova's.
+      source: `${errors} (402); code quoted in https://github.com/mnfst/awesome-free-llm-apis/issues/95`,
+      name: 'payment method required (HTTP 402)',
+      status: 402,
+      body: { ...(failure('Payment method required', 'payment_required', 'PAYMENT_METHOD_REQUIRED') as object), balance_units: 0 },
+      kind: 'no_credit',
     },
     {
       // 410 Gone: the model was deprecated or removed, another provider may still serve it.

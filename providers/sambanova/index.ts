@@ -1,7 +1,28 @@
-import { bearerAuth, openAICompatibleModel } from '../openai-compatible.ts';
+import { bearerAuth, kindFromId, openAICompatibleModel, openAIModelListing, type OpenAIModelEntry } from '../openai-compatible.ts';
 import { parseReset, quotaReader } from '../quota.ts';
 import { nextUtcMidnight } from '../resets.ts';
-import type { ProviderPlugin } from '../types.ts';
+import type { ListedModel, ProviderPlugin } from '../types.ts';
+
+/**
+ * One entry of SambaNova's model list, which reports `context_length`, `max_completion_tokens` and `pricing`.
+ * SambaNova has no free tier for new keys (see `tier`), so no listed model is free: an unknown one is
+ * pinnable but never picked by an alias.
+ */
+function describeSambaNovaModel(entry: OpenAIModelEntry): ListedModel {
+  const contextWindow = positiveInteger(entry.context_length);
+  const maxOutputTokens = positiveInteger(entry.max_completion_tokens);
+  return {
+    id: entry.id,
+    kind: kindFromId(entry.id),
+    free: false,
+    ...(contextWindow === undefined ? {} : { contextWindow, capabilities: contextWindow >= 100_000 ? ['long-context'] : [] }),
+    ...(maxOutputTokens === undefined ? {} : { maxOutputTokens }),
+  };
+}
+
+function positiveInteger(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isInteger(value) && value > 0 ? value : undefined;
+}
 
 const sambanova: ProviderPlugin = {
   id: 'sambanova',
@@ -10,14 +31,24 @@ const sambanova: ProviderPlugin = {
   keyPatterns: [],
   baseURL: 'https://api.sambanova.ai/v1',
   keyUrl: 'https://cloud.sambanova.ai/apis',
-  // Preliminary: to be checked against the source page.
-  tier: { tier: 'trial credit', source: 'https://docs.sambanova.ai/cloud/docs/get-started/rate-limits', checked: '2026-11-25' },
+  // The rate-limits page still describes a free tier, but new keys get no free allowance: every call answers 402
+  // PAYMENT_METHOD_REQUIRED (balance_units 0) until a payment method and credits are added (verified with real keys
+  // over two days in mnfst/awesome-free-llm-apis#95, 2026-08-20; likewise juspay/neurolink's SambaNova guide, 2026-08-27).
+  // Older keys' trial credit ends the same way.
+  tier: { tier: 'paid only', source: 'https://github.com/mnfst/awesome-free-llm-apis/issues/95', checked: '2026-11-25' },
+  listing: openAIModelListing('https://docs.sambanova.ai/docs/api-reference/models/get-environments-available-model-list-metadata', describeSambaNovaModel),
   priority: 40,
+  // Checked 2026-11-25 against https://docs.sambanova.ai/docs/en/models/sambacloud-models (production models;
+  // "128k tokens" read as 131,072, "192k" as 196,608).
   models: [
     { id: 'Meta-Llama-3.3-70B-Instruct', capabilities: ['fast', 'tool-use', 'long-context'], contextWindow: 131072 },
-    { id: 'Meta-Llama-3.1-8B-Instruct', capabilities: ['fast', 'tool-use', 'long-context'], contextWindow: 131072 },
-    { id: 'DeepSeek-V3.1-0324', capabilities: ['reasoning', 'tool-use', 'long-context'], contextWindow: 131072 },
-    { id: 'Qwen3-32B', capabilities: ['reasoning', 'tool-use', 'long-context'], contextWindow: 131072 },
+    { id: 'gpt-oss-120b', capabilities: ['fast', 'reasoning', 'tool-use', 'long-context'], contextWindow: 131072 },
+    { id: 'DeepSeek-V3.1', capabilities: ['reasoning', 'tool-use', 'long-context'], contextWindow: 131072 },
+    { id: 'MiniMax-M2.7', capabilities: ['reasoning', 'tool-use', 'long-context'], contextWindow: 196608 },
+    // No longer on the models page (nor in the /v1/models answer quoted in juspay/neurolink's guide, 2026-08-27);
+    // the day SambaNova removed them was not found, so they carry no retirement date.
+    { id: 'Meta-Llama-3.1-8B-Instruct', capabilities: ['fast', 'tool-use', 'long-context'], contextWindow: 131072, deprecated: true },
+    { id: 'Qwen3-32B', capabilities: ['reasoning', 'tool-use'], contextWindow: 32768, deprecated: true },
   ],
   authHeaders: bearerAuth,
   // https://docs.sambanova.ai/docs/en/models/rate-limits ("Rate limit response headers"): a
@@ -34,6 +65,8 @@ const sambanova: ProviderPlugin = {
           : parseReset(answer.headers['x-ratelimit-reset-requests'], 'duration', now),
     },
     { name: 'invalid API key', status: 401, kind: 'invalid_key' },
+    // PAYMENT_METHOD_REQUIRED: no free allowance, or the trial credit is spent.
+    { name: 'payment method required', status: 402, kind: 'no_credit' },
     // 410 Gone: the model was deprecated or removed.
     { name: 'model no longer available', status: [404, 410], kind: 'model_unavailable' },
     { name: 'context length exceeded', status: 400, body: /context_length_exceeded|context length/i, kind: 'context_too_long' },

@@ -5,6 +5,23 @@ const limits = 'https://docs.together.ai/docs/rate-limits';
 
 const fixtures: ProviderFixtures = {
   sampleKey: 'tgp_v1_Zq3Xw8Ec5Rv2Tb7Yn4Um9Ik1Ol6Pa0Sd',
+  listing: {
+    // The API reference's example entry (Austism/chronos-hermes-13b), then entries of the same shape for a chat, an
+    // embedding and a moderation model of the serverless catalog.
+    source: 'https://docs.together.ai/reference/models',
+    body: [
+      { id: 'Austism/chronos-hermes-13b', object: 'model', created: 1692896905, type: 'chat', display_name: 'Chronos Hermes (13B)', organization: 'Austism', link: 'https://huggingface.co/Austism/chronos-hermes-13b', license: 'other', context_length: 2048, pricing: { hourly: 0, input: 0.3, output: 0.3, base: 0, finetune: 0 } },
+      { id: 'meta-llama/Llama-3.3-70B-Instruct-Turbo', object: 'model', created: 1733448000, type: 'chat', display_name: 'Meta Llama 3.3 70B Instruct Turbo', organization: 'Meta', link: 'https://huggingface.co/meta-llama/Llama-3.3-70B-Instruct', license: 'llama3.3', context_length: 131072, pricing: { hourly: 0, input: 0.88, output: 0.88, base: 0, finetune: 0 } },
+      { id: 'BAAI/bge-large-en-v1.5', object: 'model', created: 1706659200, type: 'embedding', display_name: 'BAAI-Bge-Large-1p5', organization: 'BAAI', link: 'https://huggingface.co/BAAI/bge-large-en-v1.5', license: 'MIT', context_length: 512, pricing: { hourly: 0, input: 0.02, output: 0.02, base: 0, finetune: 0 } },
+      { id: 'meta-llama/Llama-Guard-4-12B', object: 'model', created: 1745971200, type: 'moderation', display_name: 'Llama Guard 4 12B', organization: 'Meta', link: 'https://huggingface.co/meta-llama/Llama-Guard-4-12B', license: 'llama4', context_length: 1048576, pricing: { hourly: 0, input: 0.2, output: 0.2, base: 0, finetune: 0 } },
+    ],
+    expected: [
+      { id: 'Austism/chronos-hermes-13b', kind: 'chat', free: false },
+      { id: 'meta-llama/Llama-3.3-70B-Instruct-Turbo', kind: 'chat', free: false },
+      { id: 'BAAI/bge-large-en-v1.5', kind: 'embedding', free: false },
+      { id: 'meta-llama/Llama-Guard-4-12B', kind: 'other', free: false },
+    ],
+  },
   errors: [
     {
       source: `${limits} (429 with error_type dynamic_request_limited; x-ratelimit-reset, seconds until the reset)`,
@@ -44,6 +61,14 @@ const fixtures: ProviderFixtures = {
       status: 404,
       body: { error: { message: 'Unable to access model meta-llama/Llama-9-70B. Please visit https://api.together.ai/models to view the list of supported models.', type: 'invalid_request_error', param: null, code: 'model_not_available' } },
       kind: 'model_unavailable',
+    },
+    {
+      // Together's 402 is no credit left (or the monthly spending limit reached); body quoted in expectedparrot/edsl#2098.
+      source: `${errors} (402 Payment Required); body quoted in https://github.com/expectedparrot/edsl/issues/2098`,
+      name: 'credit limit exceeded (HTTP 402)',
+      status: 402,
+      body: { id: 'o3LiXw4-62bZhn-96040daf687810ab', error: { message: 'Credit limit exceeded. Please navigate to https://api.together.xyz/settings/billing to add credit or upgrade your plan.', type: 'credit_limit', param: null, code: null } },
+      kind: 'no_credit',
     },
     {
       source: `${errors} (503 Engine Overloaded)`,

@@ -4,7 +4,8 @@ import { isAlias, type Catalog } from '../../catalog/catalog.ts';
 import { unknownModelMessage } from '../../catalog/suggest.ts';
 import type { Capability, RequestExtras } from '../../providers/types.ts';
 import { reportedUsage } from '../../providers/usage.ts';
-import { clip, HttpError, type ErrorType } from '../http/errors.ts';
+import { clip, HttpError, invalidRequest, type ErrorType } from '../http/errors.ts';
+import { isChatModel } from '../models/views.ts';
 import type { LogLocals } from '../http/request-log.ts';
 import { SHUTTING_DOWN_MESSAGE, type ShutdownGate } from '../http/shutdown.ts';
 import type { Redactor } from '../http/redact.ts';
@@ -61,6 +62,8 @@ export interface CompletionDeps {
   readonly clientStallTimeoutMs: number;
   /** Interrupts running requests when SHUTDOWN_TIMEOUT_MS runs out, so that each still gets an answer. */
   readonly shutdown: ShutdownGate;
+  /** The rate limit's client of a request, whose model listings LISTINGS_PER_MINUTE bounds. */
+  readonly clientOf?: (req: Request) => string;
 }
 
 export function attemptsHeader(attempts: readonly AttemptLog[]): string {
@@ -192,11 +195,16 @@ export function completionRoute<Req>(api: ClientApi<Req>, deps: CompletionDeps):
     res.locals.keys = keys;
     const request = api.parse(req.body);
     const target = api.target(request);
-    const entry = catalog.byId.get(target);
+    const client = (): string => deps.clientOf?.(req) ?? '';
+    // A pinned model the plugin does not know is served when a live list of the request's keys holds it.
+    const entry = catalog.byId.get(target) ?? (await router.findLive(target, keys, client));
     if (!entry) {
       throw new HttpError(404, 'invalid_request_error', unknownModelMessage(catalog, target, clip(target)));
     }
-    const plan = await router.plan(entry, keys, isAlias(entry) ? api.needs(request) : []);
+    if (!isAlias(entry) && !isChatModel(entry.spec)) {
+      throw invalidRequest(`${clip(target)} is ${entry.spec.kind === 'embedding' ? 'an embedding' : `a ${entry.spec.kind}`} model, not a chat model.`);
+    }
+    const plan = await router.plan(entry, keys, isAlias(entry) ? api.needs(request) : [], client);
     const user = api.user(request);
     const extras: RequestExtras = api.extras ? { ...api.extras(request), user } : { user };
     const call: UpstreamCall = { options: api.callOptions(request), models, extras };

@@ -2,18 +2,33 @@ import type { Request, RequestHandler, Response } from 'express';
 import type { Catalog } from '../../catalog/catalog.ts';
 import { unknownModelMessage } from '../../catalog/suggest.ts';
 import { clip, HttpError } from '../http/errors.ts';
+import type { KeyModelList } from '../models/key-models.ts';
 
-export function listModels(catalog: Catalog): RequestHandler {
-  return (_req: Request, res: Response) => {
-    res.type('application/json').send(catalog.listBody);
+/** `GET /v1/models`: the curated catalog, serialized once; with key headers, what the request's keys can use. */
+export function listModels(catalog: Catalog, forKeys?: KeyModelList): RequestHandler {
+  return async (req: Request, res: Response) => {
+    const objects = forKeys && (await forKeys(req));
+    if (objects) res.json({ object: 'list', data: objects });
+    else res.type('application/json').send(catalog.listBody);
   };
 }
 
-/** `GET /v1/models/{id}`; ids contain `/`, so the route captures every remaining segment. */
-export function retrieveModel(catalog: Catalog): RequestHandler {
-  return (req: Request, res: Response) => {
-    const segments = (req.params as Record<string, string | string[]>).id;
-    const id = Array.isArray(segments) ? segments.join('/') : String(segments);
+/** The `{id}` of `GET /v1/models/{id}`; ids contain `/`, so the route captures every remaining segment. */
+export function modelIdOf(req: Request): string {
+  const segments = (req.params as Record<string, string | string[]>).id;
+  return Array.isArray(segments) ? segments.join('/') : String(segments);
+}
+
+/** `GET /v1/models/{id}`; with key headers, a model of the keys' live lists too. */
+export function retrieveModel(catalog: Catalog, forKeys?: KeyModelList): RequestHandler {
+  return async (req: Request, res: Response) => {
+    const id = modelIdOf(req);
+    const objects = forKeys && (await forKeys(req));
+    const found = objects?.find((object) => object.id === id);
+    if (found) {
+      res.json(found);
+      return;
+    }
     const body = catalog.objectBodies.get(id);
     if (body === undefined) throw new HttpError(404, 'invalid_request_error', unknownModelMessage(catalog, id, clip(id)));
     res.type('application/json').send(body);

@@ -24,6 +24,10 @@ export interface Metrics {
   watchHealth(store: HealthStore): HealthStore;
   /** The latency tracker, watched for the time-to-first-token histogram. */
   watchLatency(tracker: LatencyTracker): LatencyTracker;
+  /** One model listing done, by provider and outcome (`ok`, `failed`, `invalid_key`). */
+  listed(provider: string, outcome: 'ok' | 'failed' | 'invalid_key'): void;
+  /** One model quarantined, for one key (`key`) or every key of its provider (`provider`, a 410). */
+  quarantined(provider: string, scope: 'key' | 'provider'): void;
 }
 
 /** Route labels: the routes Freeway serves; anything else is `unmatched`. */
@@ -56,7 +60,8 @@ const attemptLabels = new Set(['timeout', 'connection', 'bad_response', 'aborted
 export function attemptOutcome(status: number | string): string {
   if (typeof status === 'number') {
     if (status >= 200 && status < 300) return 'ok';
-    if (status === 429 || status === 402) return 'rate_limited';
+    if (status === 429) return 'rate_limited';
+    if (status === 402) return 'no_credit';
     if (status === 401 || status === 403) return 'invalid_key';
     if (status >= 400 && status < 500) return 'client_error';
     return 'server_error';
@@ -65,7 +70,7 @@ export function attemptOutcome(status: number | string): string {
   return attemptLabels.has(status) ? status : 'other';
 }
 
-const states: readonly HealthState[] = ['healthy', 'rate_limited', 'down', 'half_open', 'invalid_key'];
+const states: readonly HealthState[] = ['healthy', 'rate_limited', 'down', 'half_open', 'invalid_key', 'no_credit'];
 
 /** At most this many keys are remembered for the keys-by-state gauge; the oldest go first. */
 const maxWatchedKeys = 10_000;
@@ -103,6 +108,18 @@ export function createMetrics(now: () => number = Date.now): Metrics {
   const refusals = new Counter({
     name: 'freeway_rate_limited_total',
     help: 'Requests refused by the per-client rate limit (429).',
+    registers: [registry],
+  });
+  const listings = new Counter({
+    name: 'freeway_model_listings_total',
+    help: 'Model listings asked of providers with a caller\'s key, by provider and outcome (ok, failed, invalid_key).',
+    labelNames: ['provider', 'outcome'] as const,
+    registers: [registry],
+  });
+  const quarantines = new Counter({
+    name: 'freeway_models_quarantined_total',
+    help: 'Models quarantined after a "model not found" answer, by provider and scope (key: for that key; provider: 410 Gone, for every key).',
+    labelNames: ['provider', 'scope'] as const,
     registers: [registry],
   });
   const droppedConnections = new Counter({
@@ -193,6 +210,8 @@ export function createMetrics(now: () => number = Date.now): Metrics {
     middleware,
     rateLimited: () => refusals.inc(),
     connectionDropped: () => droppedConnections.inc(),
+    listed: (provider, outcome) => listings.inc({ provider, outcome }),
+    quarantined: (provider, scope) => quarantines.inc({ provider, scope }),
     watchHealth(store) {
       return {
         ...store,

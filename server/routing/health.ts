@@ -7,13 +7,13 @@ import { keepNewest } from '../state/newest-first.ts';
  * keyed by an HMAC of it, so one caller's failures never steer another's
  * traffic and `/health` can only show what the caller's own keys have seen.
  */
-export type HealthState = 'healthy' | 'rate_limited' | 'down' | 'half_open' | 'invalid_key';
+export type HealthState = 'healthy' | 'rate_limited' | 'down' | 'half_open' | 'invalid_key' | 'no_credit';
 
 export interface HealthRecord {
   /** Stored state; `half_open` is derived when a `down` cooldown has run out. */
   readonly state: Exclude<HealthState, 'half_open'>;
   readonly consecutiveFailures: number;
-  /** Epoch ms until which the key is skipped (rate_limited, down, invalid_key). */
+  /** Epoch ms until which the key is skipped (rate_limited, down, invalid_key, no_credit). */
   readonly until: number;
   /** The current `down` cooldown, doubled by each failed probe. */
   readonly cooldownMs: number;
@@ -30,7 +30,9 @@ export type Outcome =
   | { readonly kind: 'success'; readonly quota?: QuotaSnapshot }
   | { readonly kind: 'rate_limited'; readonly retryAfterMs: number | undefined; readonly reason: string }
   | { readonly kind: 'failure'; readonly reason: string }
-  | { readonly kind: 'invalid_key'; readonly reason: string };
+  | { readonly kind: 'invalid_key'; readonly reason: string }
+  /** The provider said the key has no credit left (402, a trial that ran out): skipped for `waitMs` (NO_CREDIT_WAIT_MS). */
+  | { readonly kind: 'no_credit'; readonly reason: string; readonly waitMs: number };
 
 export const HEALTH_TIMINGS = {
   defaultRetryAfterMs: 60_000,
@@ -96,11 +98,13 @@ export function nextHealth(previous: HealthRecord | undefined, outcome: Outcome,
         lastSeen: now,
       };
     case 'invalid_key':
+    case 'no_credit':
       return {
         ...prev,
-        state: 'invalid_key',
+        state: outcome.kind,
         consecutiveFailures: failures,
-        until: now + HEALTH_TIMINGS.invalidKeyMs,
+        // Credit does not come back by itself within a day: NO_CREDIT_WAIT_MS, not the one-day cap, decides.
+        until: now + (outcome.kind === 'no_credit' ? outcome.waitMs : HEALTH_TIMINGS.invalidKeyMs),
         probeUntil: 0,
         reason: outcome.reason,
         lastSeen: now,
@@ -148,7 +152,7 @@ export function viewHealth(record: HealthRecord | undefined, now: number): Healt
     }
     return { state: 'half_open', consecutiveFailures, retryAfter: undefined, reason: record.reason, tier: 1, quota };
   }
-  // rate_limited and invalid_key whose wait is over are tried again as if healthy.
+  // rate_limited, invalid_key and no_credit whose wait is over are tried again as if healthy.
   return { state: 'healthy', consecutiveFailures, retryAfter: undefined, reason: record.reason, tier: 0, quota };
 }
 

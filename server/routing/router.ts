@@ -7,6 +7,10 @@ import type { KeyPool, KeySet } from './keys.ts';
 import type { LatencyTracker } from './latency.ts';
 import type { Redactor } from '../http/redact.ts';
 import { AttemptTimeout, BeforeRequest, classifyFailure, DeadlineExceeded, type Failure } from './upstream-errors.ts';
+import type { ModelKnowledge } from '../models/model-knowledge.ts';
+import type { LiveList } from '../models/live-lists.ts';
+import type { Quarantined } from '../models/quarantine.ts';
+import { isLiveOnly } from '../models/views.ts';
 
 export interface Candidate {
   readonly model: CatalogModel;
@@ -68,6 +72,10 @@ export interface PoolKey {
   /** Its position in the header, from 1. */
   readonly position: number;
   readonly tier: 0 | 1;
+  /** The key's live model list, when one is known: an alias picks only its models for this key. */
+  readonly list?: LiveList;
+  /** Models quarantined for this key: an alias skips them. */
+  readonly quarantined?: Quarantined;
 }
 
 /** A provider's keys as this request sees them. */
@@ -110,10 +118,17 @@ export interface RouterDeps {
   readonly random?: () => number;
   /** The clock health is judged by; tests move it to skip cooldowns. */
   readonly now?: () => number;
+  /** Live model lists and quarantines; without it, the curated catalog is all the router knows. */
+  readonly knowledge?: ModelKnowledge;
+  /** The catalog's providers, to find a pinned model's plugin in live lists. */
+  readonly providers?: readonly CatalogModel['provider'][];
 }
 
 export interface Router {
-  plan(entry: Alias | CatalogModel, keys: KeySet, needs: readonly Capability[]): Promise<Plan>;
+  /** `client` is the rate limit's client, whose listings LISTINGS_PER_MINUTE bounds. */
+  plan(entry: Alias | CatalogModel, keys: KeySet, needs: readonly Capability[], client?: () => string): Promise<Plan>;
+  /** A pinned `{provider}/{modelId}` the plugin does not know, found in the live list of one of the request's keys. */
+  findLive(target: string, keys: KeySet, client?: () => string): Promise<CatalogModel | undefined>;
   /**
    * Tries the plan's candidates in order; every attempt is appended to `attempts`, which the caller owns.
    * `budget` is the output tokens the request asks for (an upper bound): a model known to take fewer
@@ -127,13 +142,14 @@ export class CallerGone extends Error {
   override readonly name = 'CallerGone';
 }
 
-function outcomeOf(failure: Failure): Outcome | undefined {
+function outcomeOf(failure: Failure, noCreditWaitMs: number): Outcome | undefined {
   switch (failure.kind) {
     case 'rate_limited':
       return { kind: 'rate_limited', retryAfterMs: failure.retryAfterMs, reason: failure.reason };
     case 'invalid_key':
-    case 'no_credit':
       return { kind: 'invalid_key', reason: failure.reason };
+    case 'no_credit':
+      return { kind: 'no_credit', reason: failure.reason, waitMs: noCreditWaitMs };
     case 'server':
     case 'bad_response':
     case 'timeout':
@@ -182,6 +198,34 @@ function nextStep(kind: Failure['kind']): 'next key' | 'next provider' | 'next m
 
 const keyName = (provider: string, position: number, count: number): string => (count > 1 ? `${provider} key ${position}` : provider);
 
+const noClient = (): string => '';
+
+/** NO_CREDIT_WAIT_MS when the router has no model knowledge (tests that build a bare router). */
+const DEFAULT_NO_CREDIT_WAIT_MS = 86_400_000;
+
+/** Whether an alias may pick `model` with `choice`: in the key's live list (or curated, without one), and not quarantined. */
+function canUse(choice: PoolKey, model: CatalogModel): boolean {
+  if (choice.quarantined?.has(model.spec.id)) return false;
+  return choice.list ? choice.list.models.has(model.spec.id) : !isLiveOnly(model);
+}
+
+/** The models of `provider` an alias picks for keys with live lists: the union of their lists' views, in order. */
+function liveAliasModels(knowledge: ModelKnowledge, alias: Alias, provider: CatalogModel['provider'], lists: ReadonlyArray<LiveList | undefined>, curated: readonly CatalogModel[]): CatalogModel[] {
+  const seen = new Set<string>();
+  const merged: CatalogModel[] = [];
+  const add = (model: CatalogModel): void => {
+    if (seen.has(model.id)) return;
+    seen.add(model.id);
+    merged.push(model);
+  };
+  for (const list of lists) {
+    if (list) for (const model of knowledge.view(provider, list).aliases.get(alias.id) ?? []) add(model);
+    // A key of the pool without a list is assumed to serve the curated models.
+    else for (const model of curated) add(model);
+  }
+  return merged;
+}
+
 export function createRouter(deps: RouterDeps): Router {
   const { config, health, hashKey, latency, redact } = deps;
   const random = deps.random ?? Math.random;
@@ -199,7 +243,24 @@ export function createRouter(deps: RouterDeps): Router {
     return limit !== undefined && limit < budget ? limit : undefined;
   }
 
-  async function plan(entry: Alias | CatalogModel, keys: KeySet, needs: readonly Capability[]): Promise<Plan> {
+  const knowledge = deps.knowledge;
+  const noCreditWaitMs = knowledge?.noCreditWaitMs ?? DEFAULT_NO_CREDIT_WAIT_MS;
+
+  async function findLive(target: string, keys: KeySet, client: () => string = noClient): Promise<CatalogModel | undefined> {
+    if (!knowledge) return undefined;
+    const slash = target.indexOf('/');
+    const pool = slash > 0 ? keys.get(target.slice(0, slash)) : undefined;
+    const provider = pool && deps.providers?.find((plugin) => plugin.id === target.slice(0, slash));
+    if (!pool || !provider) return undefined;
+    const healthIds = pool.map((key) => hashKey(provider.id, key));
+    for (const list of await knowledge.lists.lists(provider, pool, healthIds, client)) {
+      const model = list && knowledge.view(provider, list).chat.get(target);
+      if (model) return model;
+    }
+    return undefined;
+  }
+
+  async function plan(entry: Alias | CatalogModel, keys: KeySet, needs: readonly Capability[], client: () => string = noClient): Promise<Plan> {
     const pinned = !('models' in entry);
     let models: readonly CatalogModel[];
     if (pinned) {
@@ -218,6 +279,8 @@ export function createRouter(deps: RouterDeps): Router {
 
     // One health record per key: every key of every provider in play is hashed once.
     const hashed = new Map<string, string[]>();
+    let lists: Map<string, ReadonlyArray<LiveList | undefined>> | undefined;
+    let pending: Array<Promise<void>> | undefined;
     const ids: string[] = [];
     for (const model of models) {
       const id = model.provider.id;
@@ -226,10 +289,22 @@ export function createRouter(deps: RouterDeps): Router {
       const poolIds = pool.map((key) => hashKey(id, key));
       hashed.set(id, poolIds);
       ids.push(...poolIds);
+      // Live lists, for an alias: the listings that are due start now; a key's first one is waited for, briefly.
+      if (!knowledge || pinned || !model.provider.listing) continue;
+      const found = knowledge.lists.lists(model.provider, pool, poolIds, client);
+      if (found instanceof Promise) {
+        const got = (lists ??= new Map());
+        got.set(id, []);
+        (pending ??= []).push(found.then((value) => void got.set(id, value)));
+      } else if (found.length > 0) (lists ??= new Map()).set(id, found);
     }
+    if (pending) await Promise.all(pending);
     // A pinned model with a single key is always tried, as there is nothing to choose from.
     const lookHealth = !pinned || ids.length > 1;
-    const records = lookHealth ? await health.get(ids) : [];
+    const [records, quarantined] = await Promise.all([
+      lookHealth ? health.get(ids) : [],
+      knowledge && !pinned ? knowledge.quarantines.read(ids) : undefined,
+    ]);
     const at = now();
 
     const providerKeys = new Map<string, ProviderKeys>();
@@ -247,17 +322,24 @@ export function createRouter(deps: RouterDeps): Router {
           if (view.retryAfter !== undefined) retryAfterSeconds = Math.min(retryAfterSeconds ?? Infinity, view.retryAfter);
           continue;
         }
-        usable.push({ key: pool[k] as string, healthId, position: k + 1, tier: view.tier === 1 ? 1 : 0 });
+        const list = lists?.get(id)?.[k];
+        const out = quarantined?.get(healthId);
+        const choice: PoolKey = { key: pool[k] as string, healthId, position: k + 1, tier: view.tier === 1 ? 1 : 0 };
+        usable.push(list || out ? { ...choice, list, quarantined: out } : choice);
       }
       // Sorted, so that the order of the header does not make another pool.
       const poolId = pool.length === 1 ? (poolIds[0] as string) : hashKey(id, [...poolIds].sort().join(','));
       providerKeys.set(id, { usable, count: pool.length, poolId });
     }
 
+    if (!pinned && knowledge && (lists !== undefined || (quarantined?.size ?? 0) > 0)) {
+      models = learntModels(entry as Alias, models, needs, lists, providerKeys);
+    }
+
     const ready: Array<Candidate & { order: number; ms: number }> = [];
     models.forEach((model, order) => {
       const { usable, count, poolId } = providerKeys.get(model.provider.id) as ProviderKeys;
-      const first = usable[0];
+      const first = pinned ? usable[0] : usable.find((choice) => canUse(choice, model));
       if (!first) return;
       const ms = config.routing === 'latency' ? latency.get(`${poolId}|${model.spec.id}`) ?? Infinity : 0;
       ready.push({ model, key: first.key, healthId: first.healthId, tier: first.tier, keyPosition: first.position, keyCount: count, order, ms });
@@ -271,6 +353,33 @@ export function createRouter(deps: RouterDeps): Router {
       if (explored) ready.unshift(explored);
     }
     return { target: entry.id, pinned, candidates: ready, keys: providerKeys, skipped, retryAfterSeconds };
+  }
+
+  /** An alias's models for this request's keys, once some key has a live list or a quarantined model. */
+  function learntModels(
+    alias: Alias,
+    curated: readonly CatalogModel[],
+    needs: readonly Capability[],
+    lists: ReadonlyMap<string, ReadonlyArray<LiveList | undefined>> | undefined,
+    providerKeys: ReadonlyMap<string, ProviderKeys>,
+  ): CatalogModel[] {
+    const byProvider = new Map<string, CatalogModel[]>();
+    for (const model of curated) {
+      const group = byProvider.get(model.provider.id);
+      if (group) group.push(model);
+      else byProvider.set(model.provider.id, [model]);
+    }
+    const result: CatalogModel[] = [];
+    for (const [id, group] of byProvider) {
+      const provider = (group[0] as CatalogModel).provider;
+      const providerLists = lists?.get(id);
+      const candidates = knowledge && providerLists?.some((list) => list !== undefined)
+        ? liveAliasModels(knowledge, alias, provider, providerLists, group).filter((model) => hasAll(model, needs))
+        : group;
+      const { usable } = providerKeys.get(id) as ProviderKeys;
+      for (const model of candidates) if (usable.some((choice) => canUse(choice, model))) result.push(model);
+    }
+    return result;
   }
 
   async function run<T>(plan: Plan, keys: KeySet, attempt: AttemptFn<T>, callerSignal: AbortSignal, attempts: AttemptLog[], budget?: number): Promise<Routed<T>> {
@@ -359,10 +468,16 @@ export function createRouter(deps: RouterDeps): Router {
         const failure = classifyFailure(error, redact, keys, controller.signal.reason, candidate.model.provider.errorRules, now());
         // Whatever failed, the upstream call is over: release its connection.
         if (!controller.signal.aborted) controller.abort(new AttemptTimeout('attempt over'));
-        const outcome = outcomeOf(failure);
+        const outcome = outcomeOf(failure, noCreditWaitMs);
         if (outcome) {
           await health.record(candidate.healthId, outcome, now());
           doneKeys.add(candidate.healthId);
+        }
+        if (failure.kind === 'model_unavailable' && knowledge && !failure.aboutRequest) {
+          // Aliases skip the model for this key (a 410: for every key of its provider) for MODEL_QUARANTINE_MS.
+          const gone = failure.status === 410;
+          await knowledge.quarantines.add(candidate.healthId, candidate.model.spec.id, failure.reason, gone);
+          knowledge.quarantined?.(candidate.model.provider.id, gone ? 'provider' : 'key');
         }
         return failure;
       };
@@ -413,7 +528,7 @@ export function createRouter(deps: RouterDeps): Router {
       const provider = model.provider.id;
       if (failedProviders.has(provider)) continue;
       const { usable, count, poolId } = plan.keys.get(provider) as ProviderKeys;
-      const open = usable.filter((choice) => !doneKeys.has(choice.healthId));
+      const open = usable.filter((choice) => !doneKeys.has(choice.healthId) && (plan.pinned || canUse(choice, model)));
       if (open.length === 0) continue;
       // Healthy keys take turns, per pool and model, across requests (and processes, through the shared store).
       const start = open.length === 1 ? 0 : (await health.nextTurn(`${poolId}|${model.spec.id}`, now())) % open.length;
@@ -494,7 +609,7 @@ export function createRouter(deps: RouterDeps): Router {
     );
   }
 
-  return { plan, run };
+  return { plan, run, findLive };
 }
 
 function retryHeader(ms: number | undefined): Record<string, string> | undefined {

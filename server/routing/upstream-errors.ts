@@ -5,7 +5,7 @@ import { detachedString } from '../state/detached-string.ts';
 
 /** Why an attempt at one provider did not produce an answer. */
 export type FailureKind =
-  | 'rate_limited' // 429, 402 or a quota error: the key is out of its free tier for now
+  | 'rate_limited' // 429 or a quota error: the key is out of its free tier for now
   | 'invalid_key' // 401/403
   | 'no_credit' // 402 or a documented "credit exhausted": the key has no credit left
   | 'server' // 5xx and other upstream faults
@@ -31,7 +31,15 @@ export interface Failure {
   readonly retryAfterMs: number | undefined;
   /** For `output_budget`: the most output tokens the model takes, when the upstream said. */
   readonly maxOutputTokens?: number;
+  /**
+   * For `model_unavailable`: the answer is about the request, not the model (OpenRouter's "No endpoints
+   * found that support tool use" or "... matching your data policy"), so the model is not quarantined.
+   */
+  readonly aboutRequest?: boolean;
 }
+
+/** "No endpoints found" for what the request asks, not for the model. */
+const aboutTheRequest = /no endpoints found (?:that|matching)|data policy/i;
 
 const MAX_REASON_LENGTH = 300;
 
@@ -122,9 +130,12 @@ function retryAfterFromText(text: string | undefined): number | undefined {
 }
 
 function kindOfStatus(status: number, text: string): FailureKind {
-  if (status === 429 || status === 402) return 'rate_limited';
+  if (status === 429) return 'rate_limited';
+  // Payment Required: a trial or credit that ran out does not come back by itself.
+  if (status === 402) return 'no_credit';
   if (status === 401 || status === 403) return quota.test(text) ? 'rate_limited' : 'invalid_key';
-  if (status === 404) return 'model_unavailable';
+  // 410 Gone: the provider retired the model.
+  if (status === 404 || status === 410) return 'model_unavailable';
   if (status === 400 || status === 413 || status === 422) {
     if (outputBudget.test(text)) return 'output_budget';
     if (contextTooLong.test(text)) return 'context_too_long';
@@ -143,7 +154,8 @@ export function statedOutputLimit(text: string): number | undefined {
   return Number.isSafeInteger(limit) && limit > 0 ? limit : undefined;
 }
 
-function ruleMatches(rule: ErrorRule, status: number, body: string): boolean {
+/** Whether a plugin's error rule describes this answer. */
+export function ruleMatches(rule: ErrorRule, status: number, body: string): boolean {
   const statusMatches = typeof rule.status === 'number' ? rule.status === status : rule.status.includes(status);
   return statusMatches && (rule.body === undefined || rule.body.test(body));
 }
@@ -207,7 +219,8 @@ export function classifyFailure(
       maxOutputTokens = rule?.maxOutputTokens?.({ status, headers, body }) ?? statedOutputLimit(body || message) ?? statedOutputLimit(message);
     }
     const text = looksLikeHtml(message) ? 'non-JSON error page' : message;
-    return failure(kind, status, `${status} ${text}`, status, retryAfterMs, maxOutputTokens);
+    const made = failure(kind, status, `${status} ${text}`, status, retryAfterMs, maxOutputTokens);
+    return kind === 'model_unavailable' && aboutTheRequest.test(`${message} ${body}`) ? { ...made, aboutRequest: true } : made;
   }
   if (error instanceof TypeError && /fetch failed|terminated|socket|ECONN|network/i.test(error.message)) {
     return failure('connection', 'connection', 'connection error');

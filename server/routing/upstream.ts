@@ -64,6 +64,9 @@ async function beginCall<T>(control: AttemptControl, start: () => Promise<T>): P
   }
 }
 
+/** The most AI SDK models kept built at once. */
+const MAX_BUILT_MODELS = 10_000;
+
 /** `maxBodyBytes` (MAX_RESPONSE_BYTES) bounds every upstream body that is read whole. */
 export function createModelSource(baseURLs: ReadonlyMap<string, string>, upstreamFetch: FetchFunction | undefined, maxBodyBytes: number): ModelSource {
   const models = new Map<string, Promise<LanguageModelV4>>();
@@ -76,6 +79,8 @@ export function createModelSource(baseURLs: ReadonlyMap<string, string>, upstrea
       // A factory that failed is tried again by the next request.
       model.catch(() => models.delete(entry.id));
       models.set(entry.id, model);
+      // Live lists can name models the catalog does not: the oldest built goes first past the bound.
+      if (models.size > MAX_BUILT_MODELS) models.delete(models.keys().next().value as string);
     }
     return model;
   };

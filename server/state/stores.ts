@@ -6,6 +6,8 @@ import { createSlidingWindowStore } from './sliding-window-store.ts';
 import { closeRedis, connectRedis } from './redis/client.ts';
 import { createRedisHealthStore } from './redis/health-store.ts';
 import { createRedisRateLimitStore } from './redis/rate-limit-store.ts';
+import { createRedisKnowledgeStore } from './redis/knowledge-store.ts';
+import { createMemoryKnowledgeStore, withKnowledgeFallback, type KnowledgeStore } from './knowledge.ts';
 import { createThrottledWarn, type Warn } from './warn-every.ts';
 import { createMemoryKeyCheckStore, withKeyCheckFallback, type KeyCheckStore } from './key-checks.ts';
 import { createRedisKeyCheckStore } from './redis/key-check-store.ts';
@@ -22,6 +24,8 @@ export interface Stores {
   readonly keyCheckStore: KeyCheckStore;
   /** Whether the Redis connection is up now; undefined without Redis. */
   readonly redisReady: (() => boolean) | undefined;
+  /** Model lists and quarantines (docs/models.md). */
+  readonly knowledgeStore: KnowledgeStore;
   close(): Promise<void>;
 }
 
@@ -30,17 +34,21 @@ export interface StoreChoice {
   readonly healthStore?: HealthStore;
   readonly rateLimitStore?: Store;
   readonly keyCheckStore?: KeyCheckStore;
+  readonly knowledgeStore?: KnowledgeStore;
 }
 
 export function createStores(config: Config, logger: Logger, given: StoreChoice = {}): Stores {
   const warn = createThrottledWarn(logger);
-  const needsRedis = config.redisUrl !== undefined && (!given.healthStore || !given.rateLimitStore);
+  const needsRedis = config.redisUrl !== undefined && (!given.healthStore || !given.rateLimitStore || !given.knowledgeStore);
   const redis = needsRedis && config.redisUrl ? connectRedis(config.redisUrl, logger, warn) : undefined;
   const healthStore =
     given.healthStore ?? (redis ? withHealthFallback(createRedisHealthStore(redis), warn, 'Redis') : createMemoryHealthStore(undefined, undefined, config.healthMaxRecords));
   const rateLimitStore = given.rateLimitStore ?? (redis
       ? failOpen(createRedisRateLimitStore(redis, { maxClients: config.rateLimitMaxClients }), warn, 'Redis')
       : createSlidingWindowStore(undefined, undefined, config.rateLimitMaxClients));
+  const memoryKnowledge = (): KnowledgeStore => createMemoryKnowledgeStore(config.models.maxKeys, config.models.maxBytes);
+  const knowledgeStore =
+    given.knowledgeStore ?? (redis ? withKnowledgeFallback(createRedisKnowledgeStore(redis), memoryKnowledge(), warn, 'Redis') : memoryKnowledge());
   const keyCheckStore =
     given.keyCheckStore ??
     (redis ? withKeyCheckFallback(createRedisKeyCheckStore(redis), warn, 'Redis', config.healthMaxRecords) : createMemoryKeyCheckStore(config.healthMaxRecords));
@@ -48,11 +56,13 @@ export function createStores(config: Config, logger: Logger, given: StoreChoice 
     healthStore,
     rateLimitStore,
     keyCheckStore,
+    knowledgeStore,
     redisReady: redis ? () => redis.status === 'ready' : undefined,
     async close() {
       await keyCheckStore.close();
       await rateLimitStore.shutdown?.();
       await healthStore.close();
+      await knowledgeStore.close();
       if (redis) await closeRedis(redis);
     },
   };

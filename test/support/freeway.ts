@@ -10,6 +10,7 @@ import { createLogger } from '../../server/http/request-log.ts';
 import { createFreewayServer, type ServerTimeouts } from '../../server/http/server.ts';
 import { providerPlugins } from './plugins.ts';
 import type { Readiness } from '../../server/http/probes.ts';
+import { modelsLiveDefault, quarantineDefault } from './models-live-off.ts';
 import type { ProviderPlugin } from '../../providers/types.ts';
 
 export { providerPlugins };
@@ -38,6 +39,8 @@ export interface StartOptions {
   readonly random?: () => number;
   readonly now?: () => number;
   readonly healthStore?: HealthStore;
+  /** Model lists and quarantines shared with another Freeway, as the cluster primary shares them between workers. */
+  readonly knowledgeStore?: AppDeps['knowledgeStore'];
   readonly fetch?: AppDeps['fetch'];
   /** Node's server timeouts, when a test needs them shorter than Freeway's. */
   readonly serverTimeouts?: Partial<ServerTimeouts>;
@@ -48,7 +51,7 @@ export interface StartOptions {
    * Redis is down.
    */
   readonly awaitRedis?: boolean;
-  /** The plugins to serve instead of the discovered ones (test plugins). */
+  /** The provider plugins to serve; the discovered ones when absent. */
   readonly plugins?: readonly ProviderPlugin[];
 }
 
@@ -58,7 +61,7 @@ const REDIS_READY_TIMEOUT_MS = 8_000;
 /** Starts Freeway on an ephemeral 127.0.0.1 port, with its log captured in memory. */
 export async function startFreeway(options: StartOptions = {}): Promise<RunningFreeway> {
   const loaded = options.plugins ?? (await providerPlugins());
-  const config = loadConfig({ RATE_LIMIT_MAX: '100000', ROUTING: 'priority', ...options.env }, loaded);
+  const config = loadConfig({ RATE_LIMIT_MAX: '100000', ROUTING: 'priority', MODELS_LIVE: modelsLiveDefault, MODEL_QUARANTINE_MS: quarantineDefault, ...options.env }, loaded);
   const logs: string[] = [];
   const waiters = new Set<(line: string) => void>();
   const sink = new Writable({
@@ -97,7 +100,7 @@ export async function startFreeway(options: StartOptions = {}): Promise<RunningF
   }
   const logger = createLogger('info', sink);
   const catalog = buildCatalog(loaded);
-  const freeway = createApp({ config, catalog, logger, random: options.random, now: options.now, healthStore: options.healthStore, fetch: options.fetch });
+  const freeway = createApp({ config, catalog, logger, random: options.random, now: options.now, healthStore: options.healthStore, knowledgeStore: options.knowledgeStore, fetch: options.fetch });
   const server = createFreewayServer(freeway.app, config, options.serverTimeouts, freeway.connectionDropped);
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');

@@ -1,3 +1,4 @@
+import './models-live-off.ts';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer } from 'node:net';

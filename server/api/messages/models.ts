@@ -1,6 +1,8 @@
 import type { Request, RequestHandler, Response } from 'express';
-import type { Catalog } from '../../../catalog/catalog.ts';
+import type { Catalog, ModelObject } from '../../../catalog/catalog.ts';
 import { clip, HttpError, invalidRequest } from '../../http/errors.ts';
+import type { KeyModelList } from '../../models/key-models.ts';
+import { modelIdOf } from '../models.ts';
 
 const DEFAULT_LIMIT = 20;
 const MAX_LIMIT = 1000;
@@ -27,9 +29,9 @@ function pageParams(req: Request): { limit: number; afterId: string | null; befo
  * OpenAI list. Pages follow Anthropic's `limit` (default 20, at most 1000),
  * `after_id` and `before_id`.
  */
-export function anthropicModels(catalog: Catalog, created: number): AnthropicModels {
+export function anthropicModels(catalog: Catalog, created: number, forKeys?: KeyModelList): AnthropicModels {
   const createdAt = new Date(created * 1000).toISOString().replace('.000Z', 'Z');
-  const info = (id: string, displayName: string, maxInputTokens: number | null, deprecated: boolean): string =>
+  const info = (id: string, displayName: string, maxInputTokens: number | null, deprecated: boolean, extra?: Partial<ModelObject>): string =>
     JSON.stringify({
       type: 'model',
       id,
@@ -42,7 +44,26 @@ export function anthropicModels(catalog: Catalog, created: number): AnthropicMod
       max_input_tokens: maxInputTokens,
       max_tokens: null,
       retires_at: null,
+      ...extra,
     });
+  /** With key headers: the ids and bodies of what the request's keys can use, in the order of the OpenAI list. */
+  async function keyed(req: Request): Promise<{ ids: string[]; bodies: Map<string, string> } | undefined> {
+    const objects = forKeys && (await forKeys(req));
+    if (!objects) return undefined;
+    const named = new Map(catalog.models.map((model) => [model.id, `${model.provider.name} ${model.spec.id}`]));
+    const bodies = new Map<string, string>();
+    for (const object of objects) {
+      if (object.owned_by === 'freeway') {
+        bodies.set(object.id, info(object.id, `${object.id} (Freeway alias)`, null, false));
+        continue;
+      }
+      const { tier, source, available, reason, kind } = object;
+      const extra: Partial<ModelObject> = reason === undefined ? { tier, source, available } : { tier, source, available, reason };
+      if (kind !== undefined) extra.kind = kind;
+      bodies.set(object.id, info(object.id, named.get(object.id) ?? object.id, object.context_window ?? null, object.deprecated === true, extra));
+    }
+    return { ids: [...bodies.keys()], bodies };
+  }
   const ids: string[] = [];
   const bodies = new Map<string, string>();
   for (const alias of catalog.aliases) {
@@ -53,11 +74,17 @@ export function anthropicModels(catalog: Catalog, created: number): AnthropicMod
     ids.push(model.id);
     bodies.set(model.id, info(model.id, `${model.provider.name} ${model.spec.id}`, model.spec.contextWindow, model.spec.deprecated === true));
   }
-  const positions = new Map(ids.map((id, index) => [id, index]));
+  const allPositions = new Map(ids.map((id, index) => [id, index]));
+  const allIds = ids;
+  const allBodies = bodies;
 
   return {
-    list(req: Request, res: Response) {
+    async list(req: Request, res: Response) {
       const { limit, afterId, beforeId } = pageParams(req);
+      const mine = await keyed(req);
+      const ids = mine?.ids ?? allIds;
+      const bodies = mine?.bodies ?? allBodies;
+      const positions = mine ? new Map(ids.map((id, index) => [id, index])) : allPositions;
       let from = 0;
       let to = ids.length;
       if (afterId !== null) from = (positions.get(afterId) ?? ids.length - 1) + 1;
@@ -70,10 +97,9 @@ export function anthropicModels(catalog: Catalog, created: number): AnthropicMod
       const body = `{"data":[${page.map((id) => bodies.get(id)).join(',')}],"has_more":${beforeId !== null ? from > 0 : end < to},"first_id":${JSON.stringify(page[0] ?? null)},"last_id":${JSON.stringify(page.at(-1) ?? null)}}`;
       res.type('application/json').send(body);
     },
-    retrieve(req: Request, res: Response) {
-      const segments = (req.params as Record<string, string | string[]>).id;
-      const id = Array.isArray(segments) ? segments.join('/') : String(segments);
-      const body = bodies.get(id);
+    async retrieve(req: Request, res: Response) {
+      const id = modelIdOf(req);
+      const body = (await keyed(req))?.bodies.get(id) ?? allBodies.get(id);
       if (body === undefined) throw new HttpError(404, 'invalid_request_error', `Unknown model: ${clip(id)}. GET /v1/models lists the models.`);
       res.type('application/json').send(body);
     },
