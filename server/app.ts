@@ -37,7 +37,7 @@ import { anthropicErrors, speaksAnthropic } from './api/messages/errors.ts';
 import { countTokens, messagesApi, modelResolver } from './api/messages/index.ts';
 import { anthropicModels } from './api/messages/models.ts';
 import { providersApi } from './api/providers/index.ts';
-import { curatedUsable } from './api/providers/usable.ts';
+import { curatedUsable, liveUsable } from './api/providers/usable.ts';
 import { probes, type Readiness } from './http/probes.ts';
 import { serveConsole } from './http/console.ts';
 
@@ -211,7 +211,8 @@ export function createApp(deps: AppDeps): FreewayApp {
       baseURLs: config.baseURLs,
       fetch: upstreamFetch,
       redact,
-      usable: curatedUsable(catalog),
+      usable: config.models.live ? liveUsable(catalog, knowledge) : curatedUsable(catalog),
+      noCreditWaitMs: config.models.noCreditWaitMs,
       clientOf,
       intervalMs: config.keyCheckIntervalMs,
       perMinute: config.keyChecksPerMinute,

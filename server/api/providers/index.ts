@@ -8,7 +8,7 @@ import type { KeyReader } from '../../routing/keys.ts';
 import type { KeyCheckRecord, KeyCheckStore } from '../../state/key-checks.ts';
 import { quotaEntry, type QuotaEntry } from '../health.ts';
 import { checkOneKey, checkUrl } from './check.ts';
-import { curatedOffer, type KeyState, type UsableModels } from './usable.ts';
+import { curatedOffer, type KeyState, type UsableModels, type UsableNow } from './usable.ts';
 
 export interface ProvidersDeps {
   readonly catalog: Catalog;
@@ -20,6 +20,8 @@ export interface ProvidersDeps {
   readonly fetch: FetchFunction;
   readonly redact: Redactor;
   readonly usable: UsableModels;
+  /** NO_CREDIT_WAIT_MS: how long a key a check found without credit is skipped. */
+  readonly noCreditWaitMs: number;
   /** The client a request counts against, as the rate limit sees it. */
   readonly clientOf: (req: Request) => string;
   readonly intervalMs: number;
@@ -61,6 +63,8 @@ function wantsCheck(req: Request): boolean {
 }
 
 /** The state shown: health's, `no_credit` from a check health has not heard of since, `unchecked` when nothing is known. */
+type KeyStateAt = ReturnType<typeof stateOf>;
+
 function stateOf(record: HealthRecord | undefined, check: KeyCheckRecord | undefined, at: number): { state: KeyState; retryAfter: number | undefined } {
   if (check?.result === 'no_credit' && (record === undefined || record.lastSeen <= check.checkedAt)) return { state: 'no_credit', retryAfter: undefined };
   if (record !== undefined) {
@@ -124,6 +128,7 @@ export function providersApi(deps: ProvidersDeps): RequestHandler {
         await checks.save(entry.id, answer.reason === undefined ? { checkedAt: answeredAt, result: answer.result } : { checkedAt: answeredAt, result: answer.result, reason: answer.reason });
         const reason = answer.reason ?? '';
         if (answer.result === 'invalid_key') await health.record(entry.id, { kind: 'invalid_key', reason }, answeredAt);
+        else if (answer.result === 'no_credit') await health.record(entry.id, { kind: 'no_credit', reason, waitMs: deps.noCreditWaitMs }, answeredAt);
         else if (answer.result === 'rate_limited') await health.record(entry.id, { kind: 'rate_limited', retryAfterMs: answer.retryAfterMs, reason }, answeredAt);
         else if (answer.result === 'valid') {
           // A listing that answers says nothing of a spent quota: only a refused key is cleared.
@@ -150,10 +155,13 @@ export function providersApi(deps: ProvidersDeps): RequestHandler {
     const [records, checked] = await Promise.all([health.get(ids), checks.get(ids)]);
     const at = now();
     const byProvider = new Map<string, KeyEntry[]>();
+    const client = (): string => deps.clientOf(req);
+    const states = pending.map((entry, i) => stateOf(records[i], checked[i], at));
+    const usableNow = await Promise.all(pending.map((entry, i) => usable({ provider: entry.plugin, key: entry.key, keyId: entry.id, state: (states[i] as KeyStateAt).state, client })));
     pending.forEach((entry, i) => {
       const last = checked[i];
-      const { state, retryAfter } = stateOf(records[i], last, at);
-      const can = usable(entry.plugin, entry.id, state);
+      const { state, retryAfter } = states[i] as KeyStateAt;
+      const can = usableNow[i] as UsableNow;
       const list = byProvider.get(entry.plugin.id) ?? [];
       const keyEntry: KeyEntry = {
         position: list.length + 1,

@@ -1,5 +1,6 @@
-import type { Catalog } from '../../../catalog/catalog.ts';
+import { aliasIds, type Catalog, type CatalogModel } from '../../../catalog/catalog.ts';
 import type { ProviderPlugin } from '../../../providers/types.ts';
+import type { ModelKnowledge } from '../../models/model-knowledge.ts';
 import type { HealthState } from '../../routing/health.ts';
 
 /**
@@ -16,11 +17,19 @@ export interface UsableNow {
   readonly aliases: readonly string[];
 }
 
-/**
- * What one key can use now. `keyId` is the key's HMAC (createKeyHasher), for a
- * source that knows per-key model lists; the curated source does not need it.
- */
-export type UsableModels = (provider: ProviderPlugin, keyId: string, state: KeyState) => UsableNow;
+/** One key of a request, as a source of usable models needs it. */
+export interface KeyAtHand {
+  readonly provider: ProviderPlugin;
+  readonly key: string;
+  /** The key's health id, `provider:HMAC` (createKeyHasher). */
+  readonly keyId: string;
+  readonly state: KeyState;
+  /** The rate limit's client, for LISTINGS_PER_MINUTE. */
+  readonly client: () => string;
+}
+
+/** What one key can use now. */
+export type UsableModels = (key: KeyAtHand) => UsableNow | Promise<UsableNow>;
 
 /** States in which a key is skipped: it serves nothing until its wait ends. */
 const resting: ReadonlySet<KeyState> = new Set<KeyState>(['rate_limited', 'down', 'invalid_key', 'no_credit']);
@@ -41,8 +50,43 @@ export function curatedOffer(catalog: Catalog): ReadonlyMap<string, UsableNow> {
   return offer;
 }
 
-/** Today's source: the curated chat models, none while health says the key rests. */
+/** The curated chat models, none while health says the key rests (MODELS_LIVE=off). */
 export function curatedUsable(catalog: Catalog): UsableModels {
   const offer = curatedOffer(catalog);
-  return (provider, _keyId, state) => (resting.has(state) ? nothing : (offer.get(provider.id) ?? nothing));
+  return ({ provider, state }) => (resting.has(state) ? nothing : (offer.get(provider.id) ?? nothing));
+}
+
+/** Counts `models` and the aliases that keep at least one of them, leaving out quarantined ones. */
+function usableOf(models: Iterable<CatalogModel>, aliases: (alias: string) => readonly CatalogModel[], quarantined: ReadonlyMap<string, string> | undefined): UsableNow {
+  const open = (model: CatalogModel): boolean => quarantined?.has(model.spec.id) !== true;
+  let count = 0;
+  for (const model of models) if (open(model)) count += 1;
+  return { models: count, aliases: aliasIds.filter((alias) => aliases(alias).some(open)) };
+}
+
+/**
+ * What the key's live list allows (docs/models.md): the chat models it lists and the
+ * aliases they join, less the models quarantined for the key; the curated offer while
+ * the provider has given no list for the key. Asking may start the key's listing, within
+ * LISTINGS_PER_MINUTE and MODELS_FIRST_WAIT_MS, as any request for the provider would.
+ */
+export function liveUsable(catalog: Catalog, knowledge: ModelKnowledge): UsableModels {
+  const curated = curatedUsable(catalog);
+  const curatedModels = new Map<string, readonly CatalogModel[]>();
+  for (const provider of catalog.providers) {
+    curatedModels.set(provider.id, catalog.models.filter((model) => model.provider === provider && (model.spec.kind ?? 'chat') === 'chat' && model.spec.deprecated !== true));
+  }
+  const byAlias = new Map(catalog.aliases.map((alias) => [alias.id, alias.models]));
+  return async (at) => {
+    if (resting.has(at.state)) return nothing;
+    const [[list], quarantines] = await Promise.all([knowledge.lists.lists(at.provider, [at.key], [at.keyId], at.client), knowledge.quarantines.read([at.keyId])]);
+    const quarantined = quarantines.get(at.keyId);
+    if (list) {
+      const view = knowledge.view(at.provider, list);
+      return usableOf(view.chat.values(), (alias) => view.aliases.get(alias) ?? [], quarantined);
+    }
+    if (!quarantined) return curated(at);
+    const own = curatedModels.get(at.provider.id) ?? [];
+    return usableOf(own, (alias) => (byAlias.get(alias) ?? []).filter((model) => model.provider === at.provider), quarantined);
+  };
 }
