@@ -1,5 +1,6 @@
-import { bearerAuth, openAICompatibleModel } from '../openai-compatible.ts';
+import { bearerAuth, openAICompatibleEmbeddingModel, openAICompatibleModel } from '../openai-compatible.ts';
 import type { ProviderPlugin } from '../types.ts';
+import { cohereEmbeddingModels } from './embeddings.ts';
 
 /** 00:00 UTC on the first day of the month after `now`. */
 function nextMonth(now: number): number {
@@ -48,6 +49,10 @@ const cohere: ProviderPlugin = {
       includeUsage: false,
       transformRequestBody: ({ user: _user, stream_options: _streamOptions, ...body }) => body,
     }),
+  embeddingModels: cohereEmbeddingModels,
+  createEmbeddingModel: (options) => openAICompatibleEmbeddingModel('cohere', options),
+  // `user` is among the Compatibility API's unsupported parameters (above).
+  embeddingOptions: () => undefined,
 };
 
 export default cohere;

@@ -1,5 +1,6 @@
-import { bearerAuth, openAICompatibleModel } from '../openai-compatible.ts';
+import { bearerAuth, openAICompatibleEmbeddingModel, openAICompatibleModel } from '../openai-compatible.ts';
 import type { ProviderPlugin } from '../types.ts';
+import { deepinfraEmbeddingModels } from './embeddings.ts';
 
 const deepinfra: ProviderPlugin = {
   id: 'deepinfra',
@@ -29,6 +30,8 @@ const deepinfra: ProviderPlugin = {
   ],
   logprobs: true,
   createModel: (options) => openAICompatibleModel('deepinfra', options),
+  embeddingModels: deepinfraEmbeddingModels,
+  createEmbeddingModel: (options) => openAICompatibleEmbeddingModel('deepinfra', options),
 };
 
 export default deepinfra;

@@ -1,5 +1,6 @@
 import { nextMidnight } from '../resets.ts';
 import type { ProviderPlugin } from '../types.ts';
+import { createGoogleEmbeddingModel, googleEmbeddingModels } from './embeddings.ts';
 
 const google: ProviderPlugin = {
   id: 'google',
@@ -43,6 +44,10 @@ const google: ProviderPlugin = {
     const { createGoogleGenerativeAI } = await import('@ai-sdk/google');
     return createGoogleGenerativeAI({ apiKey: 'per-request', baseURL, fetch }).languageModel(modelId);
   },
+  embeddingModels: googleEmbeddingModels,
+  createEmbeddingModel: createGoogleEmbeddingModel,
+  // The Gemini API has no end-user id.
+  embeddingOptions: () => undefined,
 };
 
 export default google;

@@ -1,6 +1,7 @@
-import { bearerAuth, openAICompatibleModel } from '../openai-compatible.ts';
+import { bearerAuth, openAICompatibleEmbeddingModel, openAICompatibleModel } from '../openai-compatible.ts';
 import { quotaReader } from '../quota.ts';
 import type { ProviderPlugin } from '../types.ts';
+import { mistralEmbeddingModels } from './embeddings.ts';
 
 const mistral: ProviderPlugin = {
   id: 'mistral',
@@ -29,6 +30,8 @@ const mistral: ProviderPlugin = {
   // Per-minute remaining requests and tokens (names as Mistral sends them, mistralai/client-ts#169); no reset is sent.
   readQuota: quotaReader({ remainingRequests: 'x-ratelimit-remaining-req-minute', remainingTokens: 'x-ratelimit-remaining-tokens-minute', resetFormat: 'duration' }),
   createModel: (options) => openAICompatibleModel('mistral', options, { supportsStructuredOutputs: true }),
+  embeddingModels: mistralEmbeddingModels,
+  createEmbeddingModel: (options) => openAICompatibleEmbeddingModel('mistral', options),
 };
 
 export default mistral;

@@ -1,5 +1,6 @@
 import { bearerAuth, openAICompatibleModel } from '../openai-compatible.ts';
 import type { ProviderPlugin } from '../types.ts';
+import { createNvidiaEmbeddingModel, nvidiaEmbeddingModels, nvidiaEmbeddingOptions } from './embeddings.ts';
 
 const nvidia: ProviderPlugin = {
   id: 'nvidia',
@@ -32,6 +33,9 @@ const nvidia: ProviderPlugin = {
   ],
   logprobs: true,
   createModel: (options) => openAICompatibleModel('nvidia', options),
+  embeddingModels: nvidiaEmbeddingModels,
+  createEmbeddingModel: createNvidiaEmbeddingModel,
+  embeddingOptions: nvidiaEmbeddingOptions,
 };
 
 export default nvidia;
