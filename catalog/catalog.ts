@@ -99,10 +99,11 @@ const KIND_ROUTES: Readonly<Record<ModelKind, string>> = {
   transcription: 'POST /v1/audio/transcriptions',
 };
 
+const article = (kind: ModelKind): string => (kind === 'embedding' ? 'an' : 'a');
+
 /** The 400 message for a model of the wrong kind for a route. */
 export function wrongKindMessage(id: string, kind: ModelKind, wanted: ModelKind): string {
-  const what = kind === 'chat' ? 'a chat model' : `an ${kind} model`;
-  return `${id} is ${what}, not ${wanted === 'chat' ? 'a chat' : `an ${wanted}`} model: use it with ${KIND_ROUTES[kind]}.`;
+  return `${id} is ${article(kind)} ${kind} model, not ${article(wanted)} ${wanted} model: use it with ${KIND_ROUTES[kind]}.`;
 }
 
 function familyOf(model: CatalogModel): ModelFamily | undefined {

@@ -2,6 +2,7 @@ import { bearerAuth } from '../openai-compatible.ts';
 import { openAIQuotaHeaders, quotaReader } from '../quota.ts';
 import { nextUtcMidnight, retryHintAt, secondsHeaderAt } from '../resets.ts';
 import type { ProviderPlugin } from '../types.ts';
+import { createGroqTranscriptionModel, groqTranscriptionModels, groqTranscriptionOptions } from './transcriptions.ts';
 
 const groq: ProviderPlugin = {
   id: 'groq',
@@ -53,6 +54,9 @@ const groq: ProviderPlugin = {
     const { createGroq } = await import('@ai-sdk/groq');
     return createGroq({ apiKey: 'per-request', baseURL, fetch }).languageModel(modelId);
   },
+  transcriptionModels: groqTranscriptionModels,
+  createTranscriptionModel: createGroqTranscriptionModel,
+  transcriptionOptions: groqTranscriptionOptions,
 };
 
 export default groq;
