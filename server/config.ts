@@ -274,9 +274,11 @@ export function loadConfig(env: Env, plugins: readonly ProviderPlugin[]): Config
   const bodyBufferMaxBytes = parseSize('BODY_BUFFER_MAX', env.BODY_BUFFER_MAX || '256mb');
   // Below BODY_LIMIT, a body of the largest allowed size could never be read.
   if (bodyBufferMaxBytes < bodyLimitBytes) throw new Error(`BODY_BUFFER_MAX must be at least BODY_LIMIT (${bodyLimit})`);
-  const audioMaxBytes = positiveSize('AUDIO_MAX_BYTES', env.AUDIO_MAX_BYTES || '25mb');
-  // A file of the largest allowed size must fit the memory budget, or it could never be read.
-  if (bodyBufferMaxBytes < audioMaxBytes) throw new Error(`BODY_BUFFER_MAX must be at least AUDIO_MAX_BYTES (${env.AUDIO_MAX_BYTES || '25mb'})`);
+  // A file of the largest allowed size must fit the memory budget, or it could never be read:
+  // an AUDIO_MAX_BYTES above BODY_BUFFER_MAX is refused, the default (25 MB) lowered to it.
+  const audioMaxText = env.AUDIO_MAX_BYTES || (bodyBufferMaxBytes < 25 * 1024 ** 2 ? env.BODY_BUFFER_MAX || '256mb' : '25mb');
+  const audioMaxBytes = positiveSize('AUDIO_MAX_BYTES', audioMaxText);
+  if (bodyBufferMaxBytes < audioMaxBytes) throw new Error(`BODY_BUFFER_MAX must be at least AUDIO_MAX_BYTES (${audioMaxText})`);
   const redisUrl = env.REDIS_URL || undefined;
   if (redisUrl !== undefined) checkRedisUrl(redisUrl);
   const keyHashSecret = env.KEY_HASH_SECRET || undefined;
@@ -302,7 +304,7 @@ export function loadConfig(env: Env, plugins: readonly ProviderPlugin[]): Config
     bodyBufferMaxBytes,
     embeddingsMaxInputs: integer(env, 'EMBEDDINGS_MAX_INPUTS', 2048, 1, 100_000),
     audioMaxBytes,
-    audioMaxText: env.AUDIO_MAX_BYTES || '25mb',
+    audioMaxText,
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0),
     requestTimeoutMs: integer(env, 'REQUEST_TIMEOUT_MS', 120_000, 1),
     firstTokenTimeoutMs: integer(env, 'FIRST_TOKEN_TIMEOUT_MS', 15_000, 1),

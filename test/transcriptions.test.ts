@@ -305,3 +305,63 @@ describe('transcriptions: POST /v1/audio/transcriptions', function () {
     });
   });
 });
+
+describe('transcriptions: the file is held within BODY_BUFFER_MAX until the answer is out', function () {
+  let upstream: FakeUpstream;
+  let freeway: RunningFreeway;
+  let release: () => void = () => {};
+
+  before(async function () {
+    upstream = await startUpstream();
+    freeway = await startFreeway({ env: { GROQ_BASE_URL: upstream.url, BODY_LIMIT: '16kb', BODY_BUFFER_MAX: '100kb', AUDIO_MAX_BYTES: '80kb' } });
+  });
+  after(async function () {
+    release();
+    await freeway.close();
+    await upstream.close();
+  });
+
+  it('a second upload that does not fit beside a file still in flight is a 503 with Retry-After; once the first is answered there is room again', async function () {
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let arrived: () => void = () => {};
+    const firstArrived = new Promise<void>((resolve) => (arrived = resolve));
+    upstream.handle(async (_req, res) => {
+      arrived();
+      await held;
+      groqVerbose(res);
+    });
+    const client = openaiClient(freeway, keyHeaders('groq'));
+    // 60 KB of audio: held while Groq takes its time.
+    const first = client.audio.transcriptions.create({ file: await toFile(wav(30_000), 'a.wav'), model: 'groq/whisper-large-v3-turbo' });
+    await firstArrived;
+    const second = await rejection(async () => client.audio.transcriptions.create({ file: await toFile(wav(30_000), 'b.wav'), model: 'groq/whisper-large-v3-turbo' }));
+    expect(second.status).to.equal(503);
+    expect(second.type).to.equal('server_error');
+    expect(second.message).to.equal('503 Freeway is receiving too many request bodies at once. Retry shortly.');
+    expect(second.headers?.get('retry-after')).to.equal('2');
+    release();
+    expect(await first).to.deep.equal({ text: spoken });
+    upstream.handle((_req, res) => groqVerbose(res));
+    const third = await client.audio.transcriptions.create({ file: await toFile(wav(30_000), 'c.wav'), model: 'groq/whisper-large-v3-turbo' });
+    expect(third).to.deep.equal({ text: spoken });
+  });
+
+  it('AUDIO_MAX_BYTES, not BODY_LIMIT, bounds this route: a 60 KB file passes a 16 KB BODY_LIMIT', async function () {
+    upstream.handle((_req, res) => groqVerbose(res));
+    const client = openaiClient(freeway, keyHeaders('groq'));
+    expect(await client.audio.transcriptions.create({ file: await toFile(wav(30_000), 'a.wav'), model: 'groq/whisper-large-v3-turbo' })).to.deep.equal({ text: spoken });
+  });
+});
+
+describe('transcriptions: settings', function () {
+  it('AUDIO_MAX_BYTES above BODY_BUFFER_MAX cannot start; the 25 MB default is lowered to a smaller BODY_BUFFER_MAX', async function () {
+    const { loadConfig } = await import('../server/config.ts');
+    const { providerPlugins } = await import('./support/plugins.ts');
+    const plugins = await providerPlugins();
+    expect(() => loadConfig({ AUDIO_MAX_BYTES: '300mb' }, plugins)).to.throw('BODY_BUFFER_MAX must be at least AUDIO_MAX_BYTES (300mb)');
+    expect(() => loadConfig({ AUDIO_MAX_BYTES: 'big' }, plugins)).to.throw('AUDIO_MAX_BYTES must be a size such as 20mb, got "big"');
+    expect(loadConfig({}, plugins)).to.include({ audioMaxBytes: 25 * 1024 ** 2, audioMaxText: '25mb', embeddingsMaxInputs: 2048 });
+    expect(loadConfig({ BODY_LIMIT: '1mb', BODY_BUFFER_MAX: '10mb' }, plugins)).to.include({ audioMaxBytes: 10 * 1024 ** 2, audioMaxText: '10mb' });
+    expect(() => loadConfig({ EMBEDDINGS_MAX_INPUTS: '0' }, plugins)).to.throw(/EMBEDDINGS_MAX_INPUTS/);
+  });
+});
