@@ -365,3 +365,43 @@ describe('transcriptions: settings', function () {
     expect(() => loadConfig({ EMBEDDINGS_MAX_INPUTS: '0' }, plugins)).to.throw(/EMBEDDINGS_MAX_INPUTS/);
   });
 });
+
+describe('transcriptions: a slow or malformed upload', function () {
+  let freeway: RunningFreeway;
+  before(async function () {
+    freeway = await startFreeway({ env: { BODY_TIMEOUT_MS: '400' } });
+  });
+  after(async function () {
+    await freeway.close();
+  });
+
+  it('an upload that stalls is a 408 after BODY_TIMEOUT_MS, and the connection closes', async function () {
+    const { port } = new URL(freeway.url);
+    const boundary = 'stall-boundary';
+    const answer = await new Promise<{ status: number; body: string; connection: string | undefined }>((resolve, reject) => {
+      const req = httpRequest({ host: '127.0.0.1', port, method: 'POST', path: '/v1/audio/transcriptions', headers: { 'content-type': `multipart/form-data; boundary=${boundary}`, ...keyHeaders('groq') } }, (res) => {
+        let text = '';
+        res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text, connection: res.headers.connection }));
+      });
+      req.on('error', reject);
+      // The start of a file part, then nothing more.
+      req.write(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.wav"\r\nContent-Type: audio/wav\r\n\r\nRIFF`);
+    });
+    expect(answer.status).to.equal(408);
+    expect(answer.connection).to.equal('close');
+    expect(JSON.parse(answer.body)).to.deep.equal({ error: { message: 'Request body not received within 0.4 s.', type: 'invalid_request_error', code: 408 } });
+  });
+
+  it('a multipart type without a boundary, or a body that breaks off, is a 400', async function () {
+    const headers = keyHeaders('groq');
+    const noBoundary = await fetch(`${freeway.url}/v1/audio/transcriptions`, { method: 'POST', headers: { 'content-type': 'multipart/form-data; charset=utf-8', ...headers }, body: 'x' });
+    await expectError(noBoundary, 400, 'invalid_request_error', 'Validation failed: body: not a valid multipart/form-data body (no boundary)');
+    const cut = await fetch(`${freeway.url}/v1/audio/transcriptions`, {
+      method: 'POST',
+      headers: { 'content-type': 'multipart/form-data; boundary=b', ...headers },
+      body: '--b\r\nContent-Disposition: form-data; name="file"; filename="a.wav"\r\n\r\nRIFF',
+    });
+    await expectError(cut, 400, 'invalid_request_error', 'Validation failed: body: not a valid multipart/form-data body');
+  });
+});

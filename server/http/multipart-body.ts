@@ -1,6 +1,6 @@
 import busboy from 'busboy';
 import type { NextFunction, Request, Response } from 'express';
-import type { BodyBudget } from './json-body.ts';
+import { bodyBudgetFull, bodyTimedOut, type BodyBudget } from './json-body.ts';
 import { HttpError, invalidRequest } from './errors.ts';
 
 /** One uploaded file, held in memory (never on disk) until the answer is sent. */
@@ -34,12 +34,8 @@ export interface MultipartOptions {
   readonly budget: BodyBudget;
 }
 
-/** What a 503 for a full body budget asks the client to wait. */
-const BUSY_RETRY_AFTER_SECONDS = 2;
 /** Room for the parts' headers and the text fields beside the file. */
 const ENVELOPE_BYTES = 64 * 1024;
-
-const seconds = (ms: number): string => String(Math.round(ms / 10) / 100);
 
 /**
  * Reads a `multipart/form-data` body with busboy, streaming: text fields (bounded in count
@@ -52,9 +48,8 @@ const seconds = (ms: number): string => String(Math.round(ms / 10) / 100);
 export function multipartBody(options: MultipartOptions) {
   const { fileField, maxFileBytes, maxFields, maxFieldBytes, timeoutMs, budget } = options;
   const readAtMost = (maxFileBytes + ENVELOPE_BYTES) * 2;
-  const timedOut = (): HttpError => new HttpError(408, 'invalid_request_error', `Request body not received within ${seconds(timeoutMs)} s.`);
-  const busy = (): HttpError =>
-    new HttpError(503, 'server_error', 'Freeway is receiving too many request bodies at once. Retry shortly.', { 'Retry-After': String(BUSY_RETRY_AFTER_SECONDS) });
+  const timedOut = (): HttpError => bodyTimedOut(timeoutMs);
+  const busy = bodyBudgetFull;
   const tooLarge = (): HttpError => invalidRequest(`Validation failed: ${fileField}: larger than AUDIO_MAX_BYTES (${options.maxFileText}).`, 413);
 
   return (req: Request, res: Response, next: NextFunction): void => {
@@ -124,10 +119,13 @@ export function multipartBody(options: MultipartOptions) {
     });
     parser.on('file', (name, stream, info) => {
       if (name !== fileField || refusal) {
+        stream.on('error', () => {});
         if (!refusal && name !== fileField) refuse(invalidRequest(`Validation failed: ${name.slice(0, 100)}: unexpected file field; send the audio as "${fileField}"`));
         stream.resume();
         return;
       }
+      // A body that breaks off errors the file stream too; the parser's own error answers it.
+      stream.on('error', () => {});
       file = { name: info.filename ?? '', type: info.mimeType };
       stream.on('data', (chunk: Buffer) => {
         if (refusal) return;

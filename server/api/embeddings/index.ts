@@ -1,14 +1,11 @@
 import type { EmbeddingModelV4 } from '@ai-sdk/provider';
 import type { Request, RequestHandler, Response } from 'express';
-import { kindOf, wrongKindMessage, type Catalog, type CatalogModel } from '../../../catalog/catalog.ts';
-import { unknownModelMessage } from '../../../catalog/suggest.ts';
-import { clip, HttpError } from '../../http/errors.ts';
-import type { LogLocals } from '../../http/request-log.ts';
+import type { Catalog, CatalogModel } from '../../../catalog/catalog.ts';
 import type { ShutdownGate } from '../../http/shutdown.ts';
 import type { KeyReader } from '../../routing/keys.ts';
-import type { AttemptControl, AttemptLog, Candidate, Router } from '../../routing/router.ts';
+import type { AttemptControl, Candidate, Router } from '../../routing/router.ts';
 import { beginCall } from '../../routing/upstream.ts';
-import { callerController, routeFailed, setRoutingHeaders } from '../completion.ts';
+import { entryOfKind, runWholeCall } from '../whole-call.ts';
 import { checkForModels, parseEmbeddingsRequest, type EmbeddingsRequest } from './request.ts';
 
 export type EmbeddingModelSource = (model: CatalogModel) => Promise<EmbeddingModelV4>;
@@ -94,27 +91,14 @@ function answer(request: EmbeddingsRequest, model: CatalogModel, embedded: Embed
 
 /** `POST /v1/embeddings`: OpenAI's embeddings API over the embedding models of the catalog. */
 export function embeddingsRoute(deps: EmbeddingsDeps): RequestHandler {
-  const { catalog, readKeys, router, models } = deps;
+  const { catalog, readKeys, models } = deps;
   return async (req: Request, res: Response) => {
     const keys = readKeys(req.headers);
     res.locals.keys = keys;
     const request = parseEmbeddingsRequest(req.body, deps.maxInputs);
-    const entry = catalog.byId.get(request.model);
-    if (!entry) throw new HttpError(404, 'invalid_request_error', unknownModelMessage(catalog, request.model, clip(request.model)));
-    const kind = kindOf(entry);
-    if (kind !== 'embedding') throw new HttpError(400, 'invalid_request_error', wrongKindMessage(entry.id, kind, 'embedding'));
+    const entry = entryOfKind(catalog, request.model, 'embedding');
     checkForModels(request, entry);
-    const plan = await router.plan(entry, keys, []);
-    const caller = callerController(res, deps.shutdown);
-    const attempts: AttemptLog[] = [];
-    (res.locals as LogLocals).attempts = attempts;
-    try {
-      const routed = await router.run(plan, keys, (candidate, control) => embedAll(request, models, candidate, control), caller.signal, attempts);
-      await routed.finish();
-      setRoutingHeaders(res, routed, attempts);
-      res.json(answer(request, routed.candidate.model, routed.value));
-    } catch (error) {
-      routeFailed(error, res, attempts, deps.shutdown);
-    }
+    const done = await runWholeCall(res, deps, entry, keys, (candidate, control) => embedAll(request, models, candidate, control));
+    if (done) res.json(answer(request, done.model, done.value));
   };
 }

@@ -1,16 +1,13 @@
 import type { TranscriptionModelV4 } from '@ai-sdk/provider';
 import { UnsupportedFunctionalityError } from '@ai-sdk/provider';
 import type { Request, RequestHandler, Response } from 'express';
-import { kindOf, wrongKindMessage, type Catalog, type CatalogModel } from '../../../catalog/catalog.ts';
-import { unknownModelMessage } from '../../../catalog/suggest.ts';
-import { clip, HttpError } from '../../http/errors.ts';
+import type { Catalog, CatalogModel } from '../../../catalog/catalog.ts';
 import type { MultipartBody } from '../../http/multipart-body.ts';
-import type { LogLocals } from '../../http/request-log.ts';
 import type { ShutdownGate } from '../../http/shutdown.ts';
 import type { KeyReader } from '../../routing/keys.ts';
-import type { AttemptControl, AttemptLog, Candidate, Router } from '../../routing/router.ts';
+import type { AttemptControl, Candidate, Router } from '../../routing/router.ts';
 import { beginCall } from '../../routing/upstream.ts';
-import { callerController, routeFailed, setRoutingHeaders } from '../completion.ts';
+import { entryOfKind, runWholeCall } from '../whole-call.ts';
 import { parseTranscriptionRequest, type TranscriptionRequest } from './request.ts';
 import { renderTranscript, type Transcript } from './response.ts';
 
@@ -52,27 +49,15 @@ async function transcribe(request: TranscriptionRequest, models: TranscriptionMo
 
 /** `POST /v1/audio/transcriptions`: OpenAI's transcription API over the catalog's Whisper deployments. */
 export function transcriptionsRoute(deps: TranscriptionsDeps): RequestHandler {
-  const { catalog, readKeys, router, models } = deps;
+  const { catalog, readKeys, models } = deps;
   return async (req: Request, res: Response) => {
     const keys = readKeys(req.headers);
     res.locals.keys = keys;
     const request = parseTranscriptionRequest(req.body as MultipartBody);
-    const entry = catalog.byId.get(request.model);
-    if (!entry) throw new HttpError(404, 'invalid_request_error', unknownModelMessage(catalog, request.model, clip(request.model)));
-    const kind = kindOf(entry);
-    if (kind !== 'transcription') throw new HttpError(400, 'invalid_request_error', wrongKindMessage(entry.id, kind, 'transcription'));
-    const plan = await router.plan(entry, keys, []);
-    const caller = callerController(res, deps.shutdown);
-    const attempts: AttemptLog[] = [];
-    (res.locals as LogLocals).attempts = attempts;
-    try {
-      const routed = await router.run(plan, keys, (candidate, control) => transcribe(request, models, candidate, control), caller.signal, attempts);
-      await routed.finish();
-      setRoutingHeaders(res, routed, attempts);
-      const { type, body } = renderTranscript(routed.value, request.format);
-      res.type(type).send(body);
-    } catch (error) {
-      routeFailed(error, res, attempts, deps.shutdown);
-    }
+    const entry = entryOfKind(catalog, request.model, 'transcription');
+    const done = await runWholeCall(res, deps, entry, keys, (candidate, control) => transcribe(request, models, candidate, control));
+    if (!done) return;
+    const { type, body } = renderTranscript(done.value, request.format);
+    res.type(type).send(body);
   };
 }
