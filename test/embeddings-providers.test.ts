@@ -160,6 +160,8 @@ describe('embeddings and transcriptions: each provider against its real base URL
     if (!nock) return;
     nock.cleanAll();
     nock.enableNetConnect();
+    // Later suites run without nock's interception (it slows and changes raw HTTP).
+    nock.restore();
     await freeway?.close();
   });
 
