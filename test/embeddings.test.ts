@@ -339,6 +339,50 @@ describe('embeddings: POST /v1/embeddings', function () {
     });
   });
 
+  describe('as every other route', function () {
+    it('CORS preflights pass, and answers carry X-Request-Id and expose the X-Freeway-* headers', async function () {
+      const preflight = await fetch(`${freeway.url}/v1/embeddings`, {
+        method: 'OPTIONS',
+        headers: { origin: 'https://app.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type, x-nvidia-key' },
+      });
+      expect(preflight.status).to.equal(204);
+      expect(preflight.headers.get('access-control-allow-origin')).to.equal('*');
+      const res = await fetch(`${freeway.url}/v1/embeddings`, {
+        method: 'POST',
+        headers: { origin: 'https://app.example', 'content-type': 'application/json', ...bgeKeys },
+        body: JSON.stringify({ model: 'free:embed', input: 'x' }),
+      });
+      expect(res.status).to.equal(200);
+      expect(res.headers.get('x-request-id')).to.be.a('string').and.not.equal('');
+      expect(res.headers.get('access-control-expose-headers')).to.include('X-Freeway-Model');
+    });
+  });
+
+  describe('redaction', function () {
+    it('a provider error that echoes the key reaches the caller without it', async function () {
+      const key = testKeys.nvidia as string;
+      upstream.handle((_req, res) => json(res, 401, { status: 401, title: 'Unauthorized', detail: `Invalid key ${key}` }));
+      const res = await fetch(`${freeway.url}/v1/embeddings`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...keyHeaders('nvidia') },
+        body: JSON.stringify({ model: 'nvidia/baai/bge-m3', input: 'x' }),
+      });
+      const reply = await expectError(res, 502, 'freeway_provider_error');
+      expect(reply.message).to.match(/^Provider failed: nvidia: 401 /);
+      expect(reply.text).to.not.include(key);
+    });
+  });
+
+  describe('metrics', function () {
+    it('count embeddings requests under their route and their upstream attempts by provider', async function () {
+      const client = openaiClient(freeway, bgeKeys);
+      await client.embeddings.create({ model: 'deepinfra/BAAI/bge-m3', input: 'metered', encoding_format: 'float' });
+      const text = await (await fetch(`${freeway.url}/metrics`)).text();
+      expect(text).to.match(/^freeway_http_requests_total\{route="\/v1\/embeddings",status="200"\} \d+$/m);
+      expect(text).to.match(/^freeway_upstream_attempts_total\{provider="deepinfra",outcome="ok"\} \d+$/m);
+    });
+  });
+
   describe('logs', function () {
     it('carry neither the input text nor the vectors', async function () {
       const secretText = 'zebra-unicorn-sentence-for-the-log-test';
