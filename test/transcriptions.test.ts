@@ -7,7 +7,9 @@
  */
 import { expect } from 'chai';
 import type { ServerResponse } from 'node:http';
+import { once } from 'node:events';
 import { request as httpRequest } from 'node:http';
+import { connect } from 'node:net';
 import { toFile } from 'openai';
 import { expectError } from './support/errors.ts';
 import { startFreeway, type RunningFreeway } from './support/freeway.ts';
@@ -378,19 +380,21 @@ describe('transcriptions: a slow or malformed upload', function () {
   it('an upload that stalls is a 408 after BODY_TIMEOUT_MS, and the connection closes', async function () {
     const { port } = new URL(freeway.url);
     const boundary = 'stall-boundary';
-    const answer = await new Promise<{ status: number; body: string; connection: string | undefined }>((resolve, reject) => {
-      const req = httpRequest({ host: '127.0.0.1', port, method: 'POST', path: '/v1/audio/transcriptions', headers: { 'content-type': `multipart/form-data; boundary=${boundary}`, ...keyHeaders('groq') } }, (res) => {
-        let text = '';
-        res.on('data', (chunk: Buffer) => (text += chunk.toString()));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text, connection: res.headers.connection }));
-      });
-      req.on('error', reject);
-      // The start of a file part, then nothing more.
-      req.write(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.wav"\r\nContent-Type: audio/wav\r\n\r\nRIFF`);
-    });
-    expect(answer.status).to.equal(408);
-    expect(answer.connection).to.equal('close');
-    expect(JSON.parse(answer.body)).to.deep.equal({ error: { message: 'Request body not received within 0.4 s.', type: 'invalid_request_error', code: 408 } });
+    // A raw socket: an HTTP client (or nock, when another suite left it active) may hold back a body that never ends.
+    const socket = connect(Number(port), '127.0.0.1');
+    await once(socket, 'connect');
+    const keys = Object.entries(keyHeaders('groq')).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+    socket.write(`POST /v1/audio/transcriptions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: multipart/form-data; boundary=${boundary}\r\nTransfer-Encoding: chunked\r\n${keys}\r\n`);
+    // The start of a file part, then nothing more.
+    const part = `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.wav"\r\nContent-Type: audio/wav\r\n\r\nRIFF`;
+    socket.write(`${Buffer.byteLength(part).toString(16)}\r\n${part}\r\n`);
+    let raw = '';
+    socket.on('data', (chunk: Buffer) => (raw += chunk.toString()));
+    await once(socket, 'close');
+    const [head = '', body = ''] = raw.split('\r\n\r\n');
+    expect(head).to.match(/^HTTP\/1\.1 408 /);
+    expect(head.toLowerCase()).to.include('connection: close');
+    expect(JSON.parse(body)).to.deep.equal({ error: { message: 'Request body not received within 0.4 s.', type: 'invalid_request_error', code: 408 } });
   });
 
   it('a multipart type without a boundary, or a body that breaks off, is a 400', async function () {
