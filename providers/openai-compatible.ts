@@ -1,5 +1,5 @@
 import type { OpenAICompatibleProviderSettings } from '@ai-sdk/openai-compatible';
-import type { JSONObject, JSONValue, LanguageModelV4 } from '@ai-sdk/provider';
+import type { EmbeddingModelV4, JSONObject, JSONValue, LanguageModelV4 } from '@ai-sdk/provider';
 import type { ListedModel, ModelFactoryOptions, ModelListing, RequestExtras } from './types.ts';
 
 /** Per-provider departures from the OpenAI wire format, for providers whose "compatible" API differs. */
@@ -20,6 +20,16 @@ export async function openAICompatibleModel(name: string, options: ModelFactoryO
     includeUsage: true,
     ...quirks,
   }).chatModel(options.modelId);
+}
+
+/**
+ * The embedding model of a provider that speaks OpenAI's `POST {baseURL}/embeddings`
+ * (`{model, input, encoding_format: "float", dimensions?, user?}` in, `data[].embedding` and
+ * `usage.prompt_tokens` out). Freeway splits batches itself, by the model's declared `maxBatch`.
+ */
+export async function openAICompatibleEmbeddingModel(name: string, options: ModelFactoryOptions): Promise<EmbeddingModelV4> {
+  const { createOpenAICompatible } = await import('@ai-sdk/openai-compatible');
+  return createOpenAICompatible({ name, baseURL: options.baseURL, fetch: options.fetch }).embeddingModel(options.modelId);
 }
 
 /**

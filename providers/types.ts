@@ -1,4 +1,4 @@
-import type { JSONObject, LanguageModelV4 } from '@ai-sdk/provider';
+import type { EmbeddingModelV4, JSONObject, LanguageModelV4, TranscriptionModelV4 } from '@ai-sdk/provider';
 
 /**
  * What a model can be picked for. Each one but `long-context` and `pdf` names an
@@ -59,6 +59,65 @@ export interface ModelSpec {
    * upstream 400 that states it.
    */
   readonly maxOutputTokens?: number;
+}
+
+/**
+ * Models that share weights, and so give the same vectors (or transcripts) for the same
+ * input, whoever serves them. Embedding failover never leaves a family: a vector store
+ * breaks silently when one request's vectors come from other weights than the last one's.
+ */
+export interface ModelFamily {
+  /** Lower-case name, e.g. `bge-m3`. Two deployments with the same id are interchangeable. */
+  readonly id: string;
+  /** The page that says which weights this deployment serves (the model card, the provider's model page). */
+  readonly source: string;
+}
+
+/** One embedding model of a provider, as its documentation states it (cite the page beside the list). */
+export interface EmbeddingModelSpec {
+  /** The provider's own model id. */
+  readonly id: string;
+  readonly family: ModelFamily;
+  /** The most inputs the provider takes in one call; larger requests are split and put back in order. */
+  readonly maxBatch: number;
+  /** The most tokens of one input. */
+  readonly contextWindow: number;
+  /** Output dimensions when `dimensions` is not sent. */
+  readonly defaultDimensions: number;
+  /** The `dimensions` values the model takes; absent: the field is refused. */
+  readonly dimensions?: { readonly min: number; readonly max: number };
+  /**
+   * Takes token-id arrays (`input: [[1, 2, 3]]`) as OpenAI's embeddings API does. False for
+   * every model: the AI SDK's embedding interface carries text only, so such input is a 400.
+   */
+  readonly tokenInput: false;
+  /** Still listed and pinnable, never picked by an alias. */
+  readonly deprecated?: boolean;
+}
+
+/** One speech-to-text model of a provider. */
+export interface TranscriptionModelSpec {
+  /** The provider's own model id. */
+  readonly id: string;
+  readonly family: ModelFamily;
+  /** The largest audio file the provider takes, in bytes, as documented. */
+  readonly maxBytes: number;
+  readonly deprecated?: boolean;
+}
+
+/** What an embedding call asks of the provider beyond the texts. */
+export interface EmbeddingCallExtras {
+  /** An end-user id, where the provider takes one. */
+  readonly user?: string;
+  /** `query` or `passage`, for models that embed the two differently (NVIDIA's E5 models). */
+  readonly inputType?: 'query' | 'passage';
+}
+
+/** What a transcription call asks of the provider beyond the audio. */
+export interface TranscriptionCallExtras {
+  readonly language?: string;
+  readonly prompt?: string;
+  readonly temperature?: number;
 }
 
 export type FetchFunction = typeof globalThis.fetch;
@@ -323,4 +382,16 @@ export interface ProviderPlugin {
   readonly logprobs?: boolean;
   /** Reads the rate-limit headers of an upstream answer (lower-case names); undefined when none. */
   readonly readQuota?: (headers: Readonly<Record<string, string>>, now: number) => QuotaSnapshot | undefined;
+  /** Models served on `/v1/embeddings`, each declared in `providers/<id>/embeddings.ts` with its source. */
+  readonly embeddingModels?: readonly EmbeddingModelSpec[];
+  /** Builds the AI SDK embedding model for one of `embeddingModels`; once per process and model. */
+  readonly createEmbeddingModel?: (options: ModelFactoryOptions) => EmbeddingModelV4 | Promise<EmbeddingModelV4>;
+  /** The call's `providerOptions` entry (under the plugin's id) for one embedding request, or undefined. */
+  readonly embeddingOptions?: (spec: EmbeddingModelSpec, extras: EmbeddingCallExtras) => JSONObject | undefined;
+  /** Models served on `/v1/audio/transcriptions`, each declared in `providers/<id>/transcriptions.ts`. */
+  readonly transcriptionModels?: readonly TranscriptionModelSpec[];
+  /** Builds the AI SDK transcription model for one of `transcriptionModels`; once per process and model. */
+  readonly createTranscriptionModel?: (options: ModelFactoryOptions) => TranscriptionModelV4 | Promise<TranscriptionModelV4>;
+  /** The call's `providerOptions` entry (under the plugin's id) for one transcription request. */
+  readonly transcriptionOptions?: (extras: TranscriptionCallExtras) => JSONObject | undefined;
 }

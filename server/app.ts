@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { Catalog } from '../catalog/catalog.ts';
 import type { FetchFunction } from '../providers/types.ts';
-import { createModelSource } from './routing/upstream.ts';
+import { cachedModels, createModelSource } from './routing/upstream.ts';
 import type { Config } from './config.ts';
 import { createUpstreamFetch } from './routing/http-client.ts';
 import { clip, errorBody, HttpError, type ErrorBodyFormat } from './http/errors.ts';
@@ -17,6 +17,7 @@ import { clientIp, createRateLimit } from './http/rate-limit.ts';
 import { createModelKnowledge } from './models/model-knowledge.ts';
 import { keyModelList } from './models/key-models.ts';
 import { createBodyBudget, jsonBody } from './http/json-body.ts';
+import { multipartBody } from './http/multipart-body.ts';
 import { keyShapedRedactor, requestLog, type LogLocals } from './http/request-log.ts';
 import { createMetrics, metricsEndpoint } from './http/metrics.ts';
 import { createThrottledWarn } from './state/warn-every.ts';
@@ -31,7 +32,9 @@ import type { KnowledgeStore } from './state/knowledge.ts';
 import { chatApi } from './api/chat/index.ts';
 import { responsesApi } from './api/responses/index.ts';
 import { completionRoute } from './api/completion.ts';
+import { embeddingsRoute } from './api/embeddings/index.ts';
 import { health } from './api/health.ts';
+import { transcriptionsRoute } from './api/transcriptions/index.ts';
 import { listModels, retrieveModel } from './api/models.ts';
 import { anthropicErrors, speaksAnthropic } from './api/messages/errors.ts';
 import { countTokens, messagesApi, modelResolver } from './api/messages/index.ts';
@@ -77,8 +80,13 @@ export interface FreewayApp {
   readonly readiness: Readiness;
 }
 
+/** Text fields of a transcription request at most (model, language, prompt, response_format, temperature, and a few a client adds). */
+const AUDIO_MAX_FIELDS = 16;
+/** Bytes of one text field at most: a Whisper prompt is at most 224 tokens. */
+const AUDIO_MAX_FIELD_BYTES = 16 * 1024;
+
 /** Freeway's API paths under /v1, for the 404 of a path that lacks (or doubles) the prefix. */
-const apiPaths = ['/chat/completions', '/responses', '/messages', '/messages/count_tokens', '/models'];
+const apiPaths = ['/chat/completions', '/responses', '/messages', '/messages/count_tokens', '/models', '/embeddings', '/audio/transcriptions'];
 
 function routeHint(path: string): string {
   const bare = path.startsWith('/v1/v1/') ? path.slice(6) : path;
@@ -156,12 +164,43 @@ export function createApp(deps: AppDeps): FreewayApp {
   const byApi = (anthropic: RequestHandler, openai: RequestHandler): RequestHandler => (req, res, next) =>
     speaksAnthropic(req.headers) ? anthropic(req, res, next) : openai(req, res, next);
 
-  // One reader, and one budget, for every route that takes a body.
+  // One budget for every route that takes a body; one reader for JSON bodies, one for audio uploads.
+  const bodyBudget = createBodyBudget(config.bodyBufferMaxBytes);
   const readBody = jsonBody({
     limitBytes: config.bodyLimitBytes,
     limitText: config.bodyLimit,
     timeoutMs: config.bodyTimeoutMs,
-    budget: createBodyBudget(config.bodyBufferMaxBytes),
+    budget: bodyBudget,
+  });
+  const readAudio = multipartBody({
+    fileField: 'file',
+    maxFileBytes: config.audioMaxBytes,
+    maxFileText: config.audioMaxText,
+    maxFields: AUDIO_MAX_FIELDS,
+    maxFieldBytes: AUDIO_MAX_FIELD_BYTES,
+    timeoutMs: config.bodyTimeoutMs,
+    budget: bodyBudget,
+  });
+  const embeddings = embeddingsRoute({
+    catalog,
+    readKeys,
+    router,
+    maxInputs: config.embeddingsMaxInputs,
+    shutdown: shutdown.gate,
+    models: cachedModels(config.baseURLs, upstreamFetch, config.maxResponseBytes, (entry, options) => {
+      if (!entry.provider.createEmbeddingModel) throw new Error(`${entry.provider.id} declares embedding models without createEmbeddingModel`);
+      return entry.provider.createEmbeddingModel(options);
+    }),
+  });
+  const transcriptions = transcriptionsRoute({
+    catalog,
+    readKeys,
+    router,
+    shutdown: shutdown.gate,
+    models: cachedModels(config.baseURLs, upstreamFetch, config.maxResponseBytes, (entry, options) => {
+      if (!entry.provider.createTranscriptionModel) throw new Error(`${entry.provider.id} declares transcription models without createTranscriptionModel`);
+      return entry.provider.createTranscriptionModel(options);
+    }),
   });
 
   const app = express();
@@ -237,6 +276,11 @@ export function createApp(deps: AppDeps): FreewayApp {
   app.all('/v1/messages', methodNotAllowed('POST'));
   app.post('/v1/messages/count_tokens', readBody, countTokens(catalog, resolveClaudeModel));
   app.all('/v1/messages/count_tokens', methodNotAllowed('POST'));
+  app.post('/v1/embeddings', readBody, embeddings);
+  app.all('/v1/embeddings', methodNotAllowed('POST'));
+  // AUDIO_MAX_BYTES, not BODY_LIMIT, bounds this route's body.
+  app.post('/v1/audio/transcriptions', readAudio, transcriptions);
+  app.all('/v1/audio/transcriptions', methodNotAllowed('POST'));
   if (config.console) serveConsole(app);
 
   app.use((req) => {

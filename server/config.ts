@@ -37,6 +37,12 @@ export interface Config {
   readonly maxConnections: number;
   /** Request body bytes held in memory at once, across all requests. */
   readonly bodyBufferMaxBytes: number;
+  /** The most inputs of one `/v1/embeddings` request (EMBEDDINGS_MAX_INPUTS). */
+  readonly embeddingsMaxInputs: number;
+  /** The largest audio file of one `/v1/audio/transcriptions` request (AUDIO_MAX_BYTES); that route's body limit. */
+  readonly audioMaxBytes: number;
+  /** As AUDIO_MAX_BYTES was written (`25mb`), for messages. */
+  readonly audioMaxText: string;
   readonly shutdownTimeoutMs: number;
   /** Whole request, all attempts together. */
   readonly requestTimeoutMs: number;
@@ -306,6 +312,11 @@ export function loadConfig(env: Env, plugins: readonly ProviderPlugin[]): Config
   const bodyBufferMaxBytes = parseSize('BODY_BUFFER_MAX', env.BODY_BUFFER_MAX || '256mb');
   // Below BODY_LIMIT, a body of the largest allowed size could never be read.
   if (bodyBufferMaxBytes < bodyLimitBytes) throw new Error(`BODY_BUFFER_MAX must be at least BODY_LIMIT (${bodyLimit})`);
+  // A file of the largest allowed size must fit the memory budget, or it could never be read:
+  // an AUDIO_MAX_BYTES above BODY_BUFFER_MAX is refused, the default (25 MB) lowered to it.
+  const audioMaxText = env.AUDIO_MAX_BYTES || (bodyBufferMaxBytes < 25 * 1024 ** 2 ? env.BODY_BUFFER_MAX || '256mb' : '25mb');
+  const audioMaxBytes = positiveSize('AUDIO_MAX_BYTES', audioMaxText);
+  if (bodyBufferMaxBytes < audioMaxBytes) throw new Error(`BODY_BUFFER_MAX must be at least AUDIO_MAX_BYTES (${audioMaxText})`);
   const redisUrl = env.REDIS_URL || undefined;
   if (redisUrl !== undefined) checkRedisUrl(redisUrl);
   const keyHashSecret = env.KEY_HASH_SECRET || undefined;
@@ -329,6 +340,9 @@ export function loadConfig(env: Env, plugins: readonly ProviderPlugin[]): Config
     bodyTimeoutMs: integer(env, 'BODY_TIMEOUT_MS', 30_000, 1),
     maxConnections: integer(env, 'MAX_CONNECTIONS', 10_000, 1),
     bodyBufferMaxBytes,
+    embeddingsMaxInputs: integer(env, 'EMBEDDINGS_MAX_INPUTS', 2048, 1, 100_000),
+    audioMaxBytes,
+    audioMaxText,
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0),
     requestTimeoutMs: integer(env, 'REQUEST_TIMEOUT_MS', 120_000, 1),
     firstTokenTimeoutMs: integer(env, 'FIRST_TOKEN_TIMEOUT_MS', 15_000, 1),

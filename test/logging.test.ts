@@ -115,7 +115,8 @@ describe('request logging', () => {
     // Unmatched paths: ordinary words stay, key-shaped tokens (16+ characters mixing letters and digits) go.
     await check('GET', '/v2/foo', '/v2/foo', 404);
     await check('GET', '/v1/abcdefgh', '/v1/abcdefgh', 404);
-    await check('GET', '/v1/embeddings', '/v1/embeddings', 404);
+    await check('GET', '/v1/images/generations', '/v1/images/generations', 404);
+    await check('GET', '/v1/embeddings', '/v1/embeddings', 405);
     await check('GET', '/v1/some-long_token/x', '/v1/some-long_token/x', 404);
     await check('GET', '/v1/a1b2c3d4e5f6g7h8/x', '/v1/[REDACTED]/x', 404);
     // Query strings go through the same redaction, on matched routes too.

@@ -249,19 +249,21 @@ describe('openai SDK against Freeway', function () {
   });
 
   describe('models', function () {
-    it('models.list: the 6 aliases owned by freeway, then every concrete model owned by its provider', async function () {
+    it('models.list: the 6 chat aliases and free:embed and free:transcribe owned by freeway, then every concrete model owned by its provider', async function () {
       const models = [];
       // Without key headers: the whole curated catalog (with them, what those keys can use: test/live-models.test.ts).
       const keyless = Object.fromEntries(Object.keys(testKeys).map((id) => [headerFor(id), null]));
       for await (const model of openai.models.list({ headers: keyless })) models.push(model);
 
-      const concrete = freeway.catalog.models.map((model) => model.id);
-      expect(concrete.length).to.be.greaterThan(80);
-      expect(models).to.have.length(ALIASES.length + concrete.length);
+      const chat = freeway.catalog.models.map((model) => model.id);
+      expect(chat.length).to.be.greaterThan(80);
+      const concrete = [...chat, ...freeway.catalog.embeddingModels.map((model) => model.id), ...freeway.catalog.transcriptionModels.map((model) => model.id)];
+      expect(models).to.have.length(ALIASES.length + 2 + concrete.length);
       expect(models.slice(0, 6).map((model) => model.id)).to.have.members(ALIASES);
-      for (const model of models.slice(0, 6)) expect(model).to.include({ object: 'model', owned_by: 'freeway' });
-      expect(models.slice(6).map((model) => model.id)).to.have.members(concrete);
-      for (const model of models.slice(6)) {
+      expect(models.slice(6, 8).map((model) => model.id)).to.deep.equal(['free:embed', 'free:transcribe']);
+      for (const model of models.slice(0, 8)) expect(model).to.include({ object: 'model', owned_by: 'freeway' });
+      expect(models.slice(8).map((model) => model.id)).to.have.members(concrete);
+      for (const model of models.slice(8)) {
         expect(model.object).to.equal('model');
         expect(model.id.startsWith(`${model.owned_by}/`), model.id).to.equal(true);
         expect(model.created).to.be.a('number');

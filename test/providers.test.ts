@@ -178,6 +178,8 @@ describe('providers: each plugin through Freeway against its real base URL (nock
     nock.emitter.off('no match', onNoMatch);
     nock.cleanAll();
     nock.enableNetConnect();
+    // Later suites run without nock's interception: it holds back raw client sockets and request bodies.
+    nock.restore();
     await freeway?.close();
   });
 

@@ -1,33 +1,9 @@
 import { kindFromId, openAICompatibleModel } from '../openai-compatible.ts';
 import { nextUtcMidnight } from '../resets.ts';
-import type { Capability, FetchFunction, ListedModel, ListingPage, ModelListing, ProviderPlugin } from '../types.ts';
-
-/** The header carries `account_id:api_token`; Workers AI's OpenAI endpoint lives under the account. */
-function splitKey(value: string): { accountId: string; token: string } | undefined {
-  const colon = value.indexOf(':');
-  if (colon <= 0 || colon === value.length - 1) return undefined;
-  return { accountId: value.slice(0, colon), token: value.slice(colon + 1) };
-}
-
-/**
- * Workers AI's URL holds the caller's account id, but a model is built once
- * for every caller. So the model's URL has a placeholder, the account id
- * travels with the call as a header, and this fetch moves it into the path.
- */
-/** Cloudflare account ids are 32 hexadecimal characters. */
-const accountId = /^[0-9a-f]{32}$/i;
-
-const accountHeader = 'x-freeway-cloudflare-account';
-const accountPlaceholder = '/accounts/_account_/';
-
-function withAccountInPath(fetch: FetchFunction | undefined): FetchFunction {
-  return (input, init) => {
-    const { [accountHeader]: accountId, ...headers } = (init?.headers ?? {}) as Record<string, string>;
-    if (!accountId) throw new Error('Cloudflare call without an account id');
-    const url = String(input).replace(accountPlaceholder, `/accounts/${encodeURIComponent(accountId)}/`);
-    return (fetch ?? globalThis.fetch)(url, { ...init, headers });
-  };
-}
+import type { Capability, ListedModel, ListingPage, ModelListing, ProviderPlugin } from '../types.ts';
+import { accountIdPattern, accountPlaceholder, cloudflareAuth, splitKey, withAccountInPath } from './account.ts';
+import { cloudflareEmbeddingModels, createCloudflareEmbeddingModel } from './embeddings.ts';
+import { cloudflareTranscriptionModels, createCloudflareTranscriptionModel } from './transcriptions.ts';
 
 /** One `result[]` entry of the Workers AI model search, as far as Freeway reads it. */
 interface SearchEntry {
@@ -93,7 +69,7 @@ const modelSearch: ModelListing = {
   source: 'https://developers.cloudflare.com/api/resources/ai/subresources/models/methods/list/',
   url(baseURL, key, page) {
     const parts = splitKey(key);
-    if (!parts || !accountId.test(parts.accountId)) throw new Error('X-Cloudflare-Key must have the form account_id:api_token.');
+    if (!parts || !accountIdPattern.test(parts.accountId)) throw new Error('X-Cloudflare-Key must have the form account_id:api_token.');
     return `${baseURL}/accounts/${encodeURIComponent(parts.accountId)}/ai/models/search?per_page=${searchPageSize}&page=${page ?? '1'}`;
   },
   read(body): ListingPage {
@@ -184,16 +160,18 @@ const cloudflare: ProviderPlugin = {
     const parts = splitKey(value);
     if (!parts) return 'X-Cloudflare-Key must have the form account_id:api_token.';
     // The account id goes into the upstream path: anything but an account id could redirect the call.
-    if (!accountId.test(parts.accountId)) return 'X-Cloudflare-Key: the account id must be 32 hexadecimal characters.';
+    if (!accountIdPattern.test(parts.accountId)) return 'X-Cloudflare-Key: the account id must be 32 hexadecimal characters.';
     return undefined;
   },
-  authHeaders: (key) => {
-    const parts = splitKey(key);
-    if (!parts) throw new Error('X-Cloudflare-Key must have the form account_id:api_token.');
-    return { authorization: `Bearer ${parts.token}`, [accountHeader]: parts.accountId };
-  },
+  authHeaders: cloudflareAuth,
   createModel: ({ modelId, baseURL, fetch }) =>
     openAICompatibleModel('cloudflare', { modelId, baseURL: `${baseURL}${accountPlaceholder}ai/v1`, fetch: withAccountInPath(fetch) }),
+  embeddingModels: cloudflareEmbeddingModels,
+  createEmbeddingModel: createCloudflareEmbeddingModel,
+  transcriptionModels: cloudflareTranscriptionModels,
+  createTranscriptionModel: createCloudflareTranscriptionModel,
+  // Workers AI's Whisper takes no temperature.
+  transcriptionOptions: ({ language, prompt }) => ({ ...(language === undefined ? {} : { language }), ...(prompt === undefined ? {} : { prompt }) }),
 };
 
 export default cloudflare;

@@ -1,5 +1,6 @@
-import { bearerAuth, kindFromId, openAICompatibleModel } from '../openai-compatible.ts';
+import { bearerAuth, kindFromId, openAICompatibleModel, openAICompatibleEmbeddingModel } from '../openai-compatible.ts';
 import type { Capability, ListedModel, ListingPage, ModelListing, ProviderPlugin } from '../types.ts';
+import { cohereEmbeddingModels } from './embeddings.ts';
 
 /** One entry of Cohere's model list (https://docs.cohere.com/reference/list-models), as far as Freeway reads it. */
 interface CohereModel {
@@ -119,6 +120,10 @@ const cohere: ProviderPlugin = {
       includeUsage: false,
       transformRequestBody: ({ user: _user, stream_options: _streamOptions, ...body }) => body,
     }),
+  embeddingModels: cohereEmbeddingModels,
+  createEmbeddingModel: (options) => openAICompatibleEmbeddingModel('cohere', options),
+  // `user` is among the Compatibility API's unsupported parameters (above).
+  embeddingOptions: () => undefined,
 };
 
 export default cohere;

@@ -1,5 +1,6 @@
-import { bearerAuth, kindFromId, openAIModelListing, openAICompatibleModel, type OpenAIModelEntry } from '../openai-compatible.ts';
+import { bearerAuth, kindFromId, openAIModelListing, openAICompatibleModel, type OpenAIModelEntry, openAICompatibleEmbeddingModel } from '../openai-compatible.ts';
 import type { Capability, ListedModel, ProviderPlugin } from '../types.ts';
+import { deepinfraEmbeddingModels } from './embeddings.ts';
 
 /** `metadata.tags` of a DeepInfra list entry: "chat", "embed", "stt", "tts", "vision", "reasoning", ... */
 function tagsOf(entry: OpenAIModelEntry): readonly string[] {
@@ -87,6 +88,8 @@ const deepinfra: ProviderPlugin = {
   ],
   logprobs: true,
   createModel: (options) => openAICompatibleModel('deepinfra', options),
+  embeddingModels: deepinfraEmbeddingModels,
+  createEmbeddingModel: (options) => openAICompatibleEmbeddingModel('deepinfra', options),
 };
 
 export default deepinfra;

@@ -1,6 +1,7 @@
 import { kindFromId } from '../openai-compatible.ts';
 import { nextMidnight } from '../resets.ts';
 import type { Capability, ListedModel, ListingPage, ModelListing, ProviderPlugin } from '../types.ts';
+import { createGoogleEmbeddingModel, googleEmbeddingModels } from './embeddings.ts';
 
 const deprecations = 'https://ai.google.dev/gemini-api/docs/deprecations';
 
@@ -146,6 +147,10 @@ const google: ProviderPlugin = {
     const { createGoogleGenerativeAI } = await import('@ai-sdk/google');
     return createGoogleGenerativeAI({ apiKey: 'per-request', baseURL, fetch }).languageModel(modelId);
   },
+  embeddingModels: googleEmbeddingModels,
+  createEmbeddingModel: createGoogleEmbeddingModel,
+  // The Gemini API has no end-user id.
+  embeddingOptions: () => undefined,
 };
 
 export default google;

@@ -2,6 +2,7 @@ import { bearerAuth, kindFromId, openAIModelListing, type OpenAIModelEntry } fro
 import { openAIQuotaHeaders, quotaReader } from '../quota.ts';
 import { nextUtcMidnight, retryHintAt, secondsHeaderAt } from '../resets.ts';
 import type { ListedModel, ProviderPlugin } from '../types.ts';
+import { createGroqTranscriptionModel, groqTranscriptionModels, groqTranscriptionOptions } from './transcriptions.ts';
 
 /** Groq's notice of 2026-08-16 for free and developer keys, as quoted in ITSpecialist111/ai_automation_suggester#187. */
 const DECOMMISSIONED_AUGUST = 'https://console.groq.com/docs/deprecations#august-16-2026-llama318binstant-and-llama3370bversatile';
@@ -101,6 +102,9 @@ const groq: ProviderPlugin = {
     const { createGroq } = await import('@ai-sdk/groq');
     return createGroq({ apiKey: 'per-request', baseURL, fetch }).languageModel(modelId);
   },
+  transcriptionModels: groqTranscriptionModels,
+  createTranscriptionModel: createGroqTranscriptionModel,
+  transcriptionOptions: groqTranscriptionOptions,
 };
 
 export default groq;

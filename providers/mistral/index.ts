@@ -1,6 +1,7 @@
-import { bearerAuth, kindFromId, openAICompatibleModel, openAIModelListing, type OpenAIModelEntry } from '../openai-compatible.ts';
+import { bearerAuth, kindFromId, openAICompatibleModel, openAIModelListing, type OpenAIModelEntry, openAICompatibleEmbeddingModel } from '../openai-compatible.ts';
 import { quotaReader } from '../quota.ts';
 import type { Capability, ListedModel, ProviderPlugin } from '../types.ts';
+import { mistralEmbeddingModels } from './embeddings.ts';
 
 /** The model cards' source (mistralai/platform-docs-public, read as of 2026-08-21). */
 const modelCard = (slug: string): string => `https://docs.mistral.ai/models/model-cards/${slug}`;
@@ -94,6 +95,8 @@ const mistral: ProviderPlugin = {
   // Per-minute remaining requests and tokens (names as Mistral sends them, mistralai/client-ts#169); no reset is sent.
   readQuota: quotaReader({ remainingRequests: 'x-ratelimit-remaining-req-minute', remainingTokens: 'x-ratelimit-remaining-tokens-minute', resetFormat: 'duration' }),
   createModel: (options) => openAICompatibleModel('mistral', options, { supportsStructuredOutputs: true }),
+  embeddingModels: mistralEmbeddingModels,
+  createEmbeddingModel: (options) => openAICompatibleEmbeddingModel('mistral', options),
 };
 
 export default mistral;

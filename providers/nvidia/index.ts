@@ -1,5 +1,6 @@
 import { bearerAuth, kindFromId, openAIModelListing, openAICompatibleModel } from '../openai-compatible.ts';
 import type { ListedModel, ProviderPlugin } from '../types.ts';
+import { createNvidiaEmbeddingModel, nvidiaEmbeddingModels, nvidiaEmbeddingOptions } from './embeddings.ts';
 
 /**
  * NVIDIA's catalog also lists hosted models that take no chat: detectors, PII
@@ -94,6 +95,9 @@ const nvidia: ProviderPlugin = {
   ],
   logprobs: true,
   createModel: (options) => openAICompatibleModel('nvidia', options),
+  embeddingModels: nvidiaEmbeddingModels,
+  createEmbeddingModel: createNvidiaEmbeddingModel,
+  embeddingOptions: nvidiaEmbeddingOptions,
 };
 
 export default nvidia;

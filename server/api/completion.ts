@@ -1,11 +1,10 @@
 import type { LanguageModelV4StreamPart } from '@ai-sdk/provider';
 import type { Request, RequestHandler, Response } from 'express';
-import { isAlias, type Catalog } from '../../catalog/catalog.ts';
+import { isAlias, kindOf, wrongKindMessage, type Catalog } from '../../catalog/catalog.ts';
 import { unknownModelMessage } from '../../catalog/suggest.ts';
 import type { Capability, RequestExtras } from '../../providers/types.ts';
 import { reportedUsage } from '../../providers/usage.ts';
 import { clip, HttpError, invalidRequest, type ErrorType } from '../http/errors.ts';
-import { isChatModel } from '../models/views.ts';
 import type { LogLocals } from '../http/request-log.ts';
 import { SHUTTING_DOWN_MESSAGE, type ShutdownGate } from '../http/shutdown.ts';
 import type { Redactor } from '../http/redact.ts';
@@ -72,7 +71,7 @@ export function attemptsHeader(attempts: readonly AttemptLog[]): string {
 
 const SHUTDOWN_REASON = 'Freeway was shutting down and SHUTDOWN_TIMEOUT_MS ran out before the answer was complete';
 
-function setRoutingHeaders(res: Response, routed: Routed<unknown>, attempts: readonly AttemptLog[]): void {
+export function setRoutingHeaders(res: Response, routed: Routed<unknown>, attempts: readonly AttemptLog[]): void {
   const { model } = routed.candidate;
   res.setHeader('X-Freeway-Provider', model.provider.id);
   res.setHeader('X-Freeway-Model', model.id);
@@ -201,19 +200,13 @@ export function completionRoute<Req>(api: ClientApi<Req>, deps: CompletionDeps):
     if (!entry) {
       throw new HttpError(404, 'invalid_request_error', unknownModelMessage(catalog, target, clip(target)));
     }
-    if (!isAlias(entry) && !isChatModel(entry.spec)) {
-      throw invalidRequest(`${clip(target)} is ${entry.spec.kind === 'embedding' ? 'an embedding' : `a ${entry.spec.kind}`} model, not a chat model.`);
-    }
+    const kind = kindOf(entry);
+    if (kind !== 'chat') throw new HttpError(400, 'invalid_request_error', wrongKindMessage(entry.id, kind, 'chat'));
     const plan = await router.plan(entry, keys, isAlias(entry) ? api.needs(request) : [], client);
     const user = api.user(request);
     const extras: RequestExtras = api.extras ? { ...api.extras(request), user } : { user };
     const call: UpstreamCall = { options: api.callOptions(request), models, extras };
-    const caller = new AbortController();
-    const untrack = deps.shutdown.track(() => caller.abort());
-    res.once('close', () => {
-      untrack();
-      if (!res.writableFinished) caller.abort();
-    });
+    const caller = callerController(res, deps.shutdown);
     const attempts: AttemptLog[] = [];
     locals.attempts = attempts;
     try {
@@ -229,16 +222,36 @@ export function completionRoute<Req>(api: ClientApi<Req>, deps: CompletionDeps):
       // Only an answer the socket could not take at once needs watching.
       if (res.writableLength > 0) cutWhenStalled(res, deps.clientStallTimeoutMs);
     } catch (error) {
-      if (error instanceof CallerGone) {
-        if (deps.shutdown.interrupted && !res.destroyed && !res.headersSent) {
-          locals.cut = { reason: SHUTDOWN_REASON };
-          throw new HttpError(503, 'server_error', SHUTTING_DOWN_MESSAGE);
-        }
-        res.destroy();
-        return;
-      }
-      if (attempts.length > 0 && !res.headersSent) res.setHeader('X-Freeway-Attempts', attemptsHeader(attempts));
-      throw error;
+      routeFailed(error, res, attempts, deps.shutdown);
     }
   };
+}
+
+/** Aborted when the caller goes away before its answer is written, or when a shutdown interrupts running requests. */
+export function callerController(res: Response, shutdown: ShutdownGate): AbortController {
+  const caller = new AbortController();
+  const untrack = shutdown.track(() => caller.abort());
+  res.once('close', () => {
+    untrack();
+    if (!res.writableFinished) caller.abort();
+  });
+  return caller;
+}
+
+/**
+ * What a route does with an error of its routed call: nothing for a caller that is gone
+ * (its connection is closed), a 503 when a shutdown cut the request short, else the error
+ * is thrown on to the error handler, with X-Freeway-Attempts when anything was tried.
+ */
+export function routeFailed(error: unknown, res: Response, attempts: readonly AttemptLog[], shutdown: ShutdownGate): void {
+  if (error instanceof CallerGone) {
+    if (shutdown.interrupted && !res.destroyed && !res.headersSent) {
+      (res.locals as LogLocals).cut = { reason: SHUTDOWN_REASON };
+      throw new HttpError(503, 'server_error', SHUTTING_DOWN_MESSAGE);
+    }
+    res.destroy();
+    return;
+  }
+  if (attempts.length > 0 && !res.headersSent) res.setHeader('X-Freeway-Attempts', attemptsHeader(attempts));
+  throw error;
 }

@@ -65,6 +65,15 @@ const BUSY_RETRY_AFTER_SECONDS = 2;
 
 const seconds = (ms: number): string => String(Math.round(ms / 10) / 100);
 
+/** The 503 for a body that does not fit BODY_BUFFER_MAX beside those being received. */
+export const bodyBudgetFull = (): HttpError =>
+  new HttpError(503, 'server_error', 'Freeway is receiving too many request bodies at once. Retry shortly.', {
+    'Retry-After': String(BUSY_RETRY_AFTER_SECONDS),
+  });
+
+/** The 408 for a body not received within BODY_TIMEOUT_MS. */
+export const bodyTimedOut = (timeoutMs: number): HttpError => new HttpError(408, 'invalid_request_error', `Request body not received within ${seconds(timeoutMs)} s.`);
+
 /**
  * Reads a JSON request body, whatever its content type (curl's -d sends a
  * form type). Smaller than body-parser by everything Freeway does not need:
@@ -79,11 +88,8 @@ const seconds = (ms: number): string => String(Math.round(ms / 10) / 100);
  */
 export function jsonBody({ limitBytes, limitText, timeoutMs, budget }: BodyOptions) {
   const tooLarge = (): HttpError => invalidRequest(`Request body larger than ${limitText}.`, 413);
-  const busy = (): HttpError =>
-    new HttpError(503, 'server_error', 'Freeway is receiving too many request bodies at once. Retry shortly.', {
-      'Retry-After': String(BUSY_RETRY_AFTER_SECONDS),
-    });
-  const timedOut = (): HttpError => new HttpError(408, 'invalid_request_error', `Request body not received within ${seconds(timeoutMs)} s.`);
+  const busy = bodyBudgetFull;
+  const timedOut = (): HttpError => bodyTimedOut(timeoutMs);
   /** Bytes of one request read at most, counting what is dropped. */
   const readAtMost = limitBytes * 2;
 

@@ -39,6 +39,8 @@ const knownPaths = new Set([
   '/v1/responses',
   '/v1/messages',
   '/v1/messages/count_tokens',
+  '/v1/embeddings',
+  '/v1/audio/transcriptions',
 ]);
 
 function routeLabel(req: Request): string {

@@ -6,6 +6,7 @@ import type { FetchFunction } from '../../providers/types.ts';
 /**
  * A fetch for upstream calls on node:http with shared keep-alive agents.
  * The AI SDK only needs what it uses of fetch: method, headers, a string body
+ * (FormData bodies go to the global fetch)
  * and an abort signal in; status, headers and a body stream out. Undici's
  * spec-complete fetch costs several times more CPU per call than this.
  */
@@ -13,7 +14,9 @@ export function createUpstreamFetch(): FetchFunction {
   const http = new HttpAgent({ keepAlive: true, maxSockets: Infinity, scheduling: 'lifo' });
   const https = new HttpsAgent({ keepAlive: true, maxSockets: Infinity, scheduling: 'lifo' });
   return ((input: string | URL | Request, init?: RequestInit): Promise<Response> => {
-    if (input instanceof Request) return globalThis.fetch(input, init);
+    // A multipart upload (a transcription's FormData) is encoded by the platform's fetch; calls with text bodies stay here.
+    const body = init?.body;
+    if (input instanceof Request || (body != null && typeof body !== 'string' && !(body instanceof Uint8Array))) return globalThis.fetch(input, init);
     const url = typeof input === 'string' ? new URL(input) : input;
     const secure = url.protocol === 'https:';
     const signal = init?.signal ?? undefined;
@@ -40,7 +43,7 @@ export function createUpstreamFetch(): FetchFunction {
       signal?.addEventListener('abort', onAbort, { once: true });
       req.once('close', () => signal?.removeEventListener('abort', onAbort));
       req.on('error', (error) => reject(error.name === 'AbortError' ? error : new TypeError('fetch failed', { cause: error })));
-      req.end(init?.body as string | undefined);
+      req.end(body as string | Uint8Array | undefined);
     });
   }) as FetchFunction;
 }

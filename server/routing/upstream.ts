@@ -1,7 +1,7 @@
 import type { LanguageModelV4, LanguageModelV4CallOptions, LanguageModelV4Content, LanguageModelV4FinishReason, LanguageModelV4StreamPart, LanguageModelV4Usage } from '@ai-sdk/provider';
 import type { CatalogModel } from '../../catalog/catalog.ts';
 import { openAICompatibleOptions, tokenLogprobs, type TokenLogprob } from '../../providers/openai-compatible.ts';
-import type { FetchFunction, ProviderPlugin, RequestExtras } from '../../providers/types.ts';
+import type { FetchFunction, ModelFactoryOptions, ProviderPlugin, RequestExtras } from '../../providers/types.ts';
 import { noUsage, reportedUsage } from '../../providers/usage.ts';
 import { assertFinished, isFirstOutput } from '../api/chat/stream.ts';
 import type { AttemptControl, Candidate } from './router.ts';
@@ -56,7 +56,7 @@ function trackRequests(fetch: FetchFunction | undefined, maxBodyBytes: number): 
 }
 
 /** Runs `start` (building and sending the upstream request); what it throws before the request left is wrapped in BeforeRequest. */
-async function beginCall<T>(control: AttemptControl, start: () => Promise<T>): Promise<T> {
+export async function beginCall<T>(control: AttemptControl, start: () => Promise<T>): Promise<T> {
   try {
     return await start();
   } catch (error) {
@@ -67,15 +67,24 @@ async function beginCall<T>(control: AttemptControl, start: () => Promise<T>): P
 /** The most AI SDK models kept built at once. */
 const MAX_BUILT_MODELS = 10_000;
 
-/** `maxBodyBytes` (MAX_RESPONSE_BYTES) bounds every upstream body that is read whole. */
-export function createModelSource(baseURLs: ReadonlyMap<string, string>, upstreamFetch: FetchFunction | undefined, maxBodyBytes: number): ModelSource {
-  const models = new Map<string, Promise<LanguageModelV4>>();
+/**
+ * Builds a catalog model's SDK model once, on first use, and shares it between requests.
+ * Every upstream call goes through `upstreamFetch`, and `maxBodyBytes` (MAX_RESPONSE_BYTES)
+ * bounds every upstream body that is read whole.
+ */
+export function cachedModels<M>(
+  baseURLs: ReadonlyMap<string, string>,
+  upstreamFetch: FetchFunction | undefined,
+  maxBodyBytes: number,
+  build: (entry: CatalogModel, options: ModelFactoryOptions) => M | Promise<M>,
+): (entry: CatalogModel) => Promise<M> {
+  const models = new Map<string, Promise<M>>();
   const fetch = trackRequests(upstreamFetch, maxBodyBytes);
   return (entry) => {
     let model = models.get(entry.id);
     if (!model) {
       const { provider } = entry;
-      model = Promise.resolve(provider.createModel({ modelId: entry.spec.id, baseURL: baseURLs.get(provider.id) ?? provider.baseURL, fetch }));
+      model = Promise.resolve().then(() => build(entry, { modelId: entry.spec.id, baseURL: baseURLs.get(provider.id) ?? provider.baseURL, fetch }));
       // A factory that failed is tried again by the next request.
       model.catch(() => models.delete(entry.id));
       models.set(entry.id, model);
@@ -84,6 +93,10 @@ export function createModelSource(baseURLs: ReadonlyMap<string, string>, upstrea
     }
     return model;
   };
+}
+
+export function createModelSource(baseURLs: ReadonlyMap<string, string>, upstreamFetch: FetchFunction | undefined, maxBodyBytes: number): ModelSource {
+  return cachedModels(baseURLs, upstreamFetch, maxBodyBytes, (entry, options) => entry.provider.createModel(options));
 }
 
 export interface UpstreamCall {

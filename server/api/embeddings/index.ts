@@ -1,0 +1,104 @@
+import type { EmbeddingModelV4 } from '@ai-sdk/provider';
+import type { Request, RequestHandler, Response } from 'express';
+import type { Catalog, CatalogModel } from '../../../catalog/catalog.ts';
+import type { ShutdownGate } from '../../http/shutdown.ts';
+import type { KeyReader } from '../../routing/keys.ts';
+import type { AttemptControl, Candidate, Router } from '../../routing/router.ts';
+import { beginCall } from '../../routing/upstream.ts';
+import { entryOfKind, runWholeCall } from '../whole-call.ts';
+import { checkForModels, parseEmbeddingsRequest, type EmbeddingsRequest } from './request.ts';
+
+export type EmbeddingModelSource = (model: CatalogModel) => Promise<EmbeddingModelV4>;
+
+export interface EmbeddingsDeps {
+  readonly catalog: Catalog;
+  readonly readKeys: KeyReader;
+  readonly router: Router;
+  readonly models: EmbeddingModelSource;
+  /** EMBEDDINGS_MAX_INPUTS */
+  readonly maxInputs: number;
+  readonly shutdown: ShutdownGate;
+}
+
+interface Embedded {
+  readonly vectors: number[][];
+  /** Input tokens, when every upstream call reported them. */
+  readonly tokens: number | undefined;
+}
+
+/**
+ * One attempt: the inputs in batches of the model's documented limit, one upstream call
+ * after another, put back in order. Any batch failing fails the attempt, and the router
+ * moves the whole request to the next deployment of the same family (or fails it).
+ */
+async function embedAll(request: EmbeddingsRequest, models: EmbeddingModelSource, candidate: Candidate, control: AttemptControl): Promise<Embedded> {
+  // No first token to wait for: REQUEST_TIMEOUT_MS bounds the attempt.
+  control.whole();
+  const { model: entry, key } = candidate;
+  const spec = entry.embedding;
+  if (!spec) throw new Error(`${entry.id} is not an embedding model`);
+  const { provider } = entry;
+  const model = await beginCall(control, () => models(entry));
+  // Absent: OpenAI's own `user` body field, which @ai-sdk/openai-compatible takes from its options.
+  const options = provider.embeddingOptions
+    ? provider.embeddingOptions(spec, { user: request.user, inputType: request.inputType })
+    : request.user === undefined
+      ? undefined
+      : { user: request.user };
+  const headers = provider.authHeaders(key);
+  const { texts } = request;
+  const vectors: number[][] = [];
+  let tokens: number | undefined = 0;
+  for (let start = 0; start < texts.length; start += spec.maxBatch) {
+    const values = texts.slice(start, start + spec.maxBatch);
+    const result = await beginCall(control, async () =>
+      model.doEmbed({
+        values,
+        dimensions: request.dimensions,
+        headers,
+        abortSignal: control.signal,
+        providerOptions: options === undefined ? undefined : { [provider.id]: options },
+      }),
+    );
+    if (result.response?.headers) control.responseHeaders(result.response.headers);
+    if (result.embeddings.length !== values.length) {
+      throw new Error(`the upstream returned ${result.embeddings.length} vectors for ${values.length} inputs`);
+    }
+    for (const vector of result.embeddings) vectors.push(vector);
+    tokens = tokens === undefined || result.usage === undefined ? undefined : tokens + result.usage.tokens;
+  }
+  return { vectors, tokens };
+}
+
+/** A vector as OpenAI's `base64` encoding has it: little-endian float32 values. */
+function base64Vector(vector: readonly number[]): string {
+  const floats = new Float32Array(vector.length);
+  for (let i = 0; i < vector.length; i++) floats[i] = vector[i] as number;
+  return Buffer.from(floats.buffer).toString('base64');
+}
+
+function answer(request: EmbeddingsRequest, model: CatalogModel, embedded: Embedded): unknown {
+  const data = embedded.vectors.map((vector, index) => ({
+    object: 'embedding',
+    index,
+    embedding: request.encodingFormat === 'base64' ? base64Vector(vector) : vector,
+  }));
+  const body: Record<string, unknown> = { object: 'list', data, model: model.id };
+  // Only what the provider reported: no usage is better than an invented one.
+  if (embedded.tokens !== undefined) body.usage = { prompt_tokens: embedded.tokens, total_tokens: embedded.tokens };
+  return body;
+}
+
+/** `POST /v1/embeddings`: OpenAI's embeddings API over the embedding models of the catalog. */
+export function embeddingsRoute(deps: EmbeddingsDeps): RequestHandler {
+  const { catalog, readKeys, models } = deps;
+  return async (req: Request, res: Response) => {
+    const keys = readKeys(req.headers);
+    res.locals.keys = keys;
+    const request = parseEmbeddingsRequest(req.body, deps.maxInputs);
+    const entry = entryOfKind(catalog, request.model, 'embedding');
+    checkForModels(request, entry);
+    const done = await runWholeCall(res, deps, entry, keys, (candidate, control) => embedAll(request, models, candidate, control));
+    if (done) res.json(answer(request, done.model, done.value));
+  };
+}

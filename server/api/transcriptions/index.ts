@@ -1,0 +1,63 @@
+import type { TranscriptionModelV4 } from '@ai-sdk/provider';
+import { UnsupportedFunctionalityError } from '@ai-sdk/provider';
+import type { Request, RequestHandler, Response } from 'express';
+import type { Catalog, CatalogModel } from '../../../catalog/catalog.ts';
+import type { MultipartBody } from '../../http/multipart-body.ts';
+import type { ShutdownGate } from '../../http/shutdown.ts';
+import type { KeyReader } from '../../routing/keys.ts';
+import type { AttemptControl, Candidate, Router } from '../../routing/router.ts';
+import { beginCall } from '../../routing/upstream.ts';
+import { entryOfKind, runWholeCall } from '../whole-call.ts';
+import { parseTranscriptionRequest, type TranscriptionRequest } from './request.ts';
+import { renderTranscript, type Transcript } from './response.ts';
+
+export type TranscriptionModelSource = (model: CatalogModel) => Promise<TranscriptionModelV4>;
+
+export interface TranscriptionsDeps {
+  readonly catalog: Catalog;
+  readonly readKeys: KeyReader;
+  readonly router: Router;
+  readonly models: TranscriptionModelSource;
+  readonly shutdown: ShutdownGate;
+}
+
+/** One attempt: the whole file to one deployment; the router fails over to the next of the same family. */
+async function transcribe(request: TranscriptionRequest, models: TranscriptionModelSource, candidate: Candidate, control: AttemptControl): Promise<Transcript> {
+  control.whole();
+  const { model: entry, key } = candidate;
+  const { provider } = entry;
+  const spec = entry.transcription;
+  if (!spec) throw new Error(`${entry.id} is not a transcription model`);
+  const options = provider.transcriptionOptions?.(request.extras);
+  const result = await beginCall(control, async () => {
+    if (request.audio.length > spec.maxBytes) {
+      // Nothing sent: another provider of the family may take a larger file.
+      throw new UnsupportedFunctionalityError({ functionality: `audio files over ${spec.maxBytes} bytes`, message: `takes audio files of at most ${spec.maxBytes} bytes` });
+    }
+    const model = await models(entry);
+    return model.doGenerate({
+      audio: request.audio,
+      mediaType: request.mediaType,
+      headers: provider.authHeaders(key),
+      abortSignal: control.signal,
+      providerOptions: options === undefined ? undefined : { [provider.id]: options },
+    });
+  });
+  if (result.response?.headers) control.responseHeaders(result.response.headers);
+  return { text: result.text, segments: result.segments, language: result.language, durationInSeconds: result.durationInSeconds };
+}
+
+/** `POST /v1/audio/transcriptions`: OpenAI's transcription API over the catalog's Whisper deployments. */
+export function transcriptionsRoute(deps: TranscriptionsDeps): RequestHandler {
+  const { catalog, readKeys, models } = deps;
+  return async (req: Request, res: Response) => {
+    const keys = readKeys(req.headers);
+    res.locals.keys = keys;
+    const request = parseTranscriptionRequest(req.body as MultipartBody);
+    const entry = entryOfKind(catalog, request.model, 'transcription');
+    const done = await runWholeCall(res, deps, entry, keys, (candidate, control) => transcribe(request, models, candidate, control));
+    if (!done) return;
+    const { type, body } = renderTranscript(done.value, request.format);
+    res.type(type).send(body);
+  };
+}
