@@ -87,7 +87,7 @@ describe('routing and failover', () => {
     expect(res.json.error.type).to.equal('freeway_all_providers_failed');
     expect(res.json.error.code).to.equal(502);
     expect(res.json.error.message).to.equal(
-      'All providers failed: groq: 429 Rate limit reached for requests; cerebras: 500 Internal error, please retry; mistral: 401 Invalid API key provided',
+      'All providers failed: groq: 429 Rate limit reached for requests; cerebras: 500 Internal error, please retry; mistral: the provider refused the key (401 Invalid API key provided): fix X-Mistral-Key',
     );
     expect(res.headers.get('retry-after')).to.equal('7');
     expect(res.headers.get('x-freeway-attempts')).to.match(/groq\/\S+ 429 \d+ms, cerebras\/\S+ 500 \d+ms, mistral\/\S+ 401 \d+ms/);

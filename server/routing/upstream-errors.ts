@@ -31,6 +31,31 @@ export interface Failure {
   readonly retryAfterMs: number | undefined;
   /** For `output_budget`: the most output tokens the model takes, when the upstream said. */
   readonly maxOutputTokens?: number;
+  /** The error type (or status, or code) of the upstream's JSON error body, when it has one that reads as a word: `invalid_request_error`, `INVALID_ARGUMENT`. */
+  readonly errorType?: string;
+}
+
+const errorWord = /^[A-Za-z][A-Za-z0-9_.-]{0,63}$/;
+
+/**
+ * The upstream error body's type, for a log line that must not quote the
+ * message: `error.type`, else `error.status` (Google), else a string
+ * `error.code`, else a top-level `type`; only a word, never free text.
+ */
+function upstreamErrorType(body: string): string | undefined {
+  if (body === '' || body.length > 65_536 || body.trimStart()[0] !== '{') return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    return undefined;
+  }
+  const top = parsed as { error?: { type?: unknown; status?: unknown; code?: unknown }; type?: unknown };
+  const error = typeof top.error === 'object' && top.error !== null ? top.error : undefined;
+  for (const candidate of [error?.type, error?.status, error?.code, top.type]) {
+    if (typeof candidate === 'string' && errorWord.test(candidate)) return candidate;
+  }
+  return undefined;
 }
 
 const MAX_REASON_LENGTH = 300;
@@ -207,7 +232,10 @@ export function classifyFailure(
       maxOutputTokens = rule?.maxOutputTokens?.({ status, headers, body }) ?? statedOutputLimit(body || message) ?? statedOutputLimit(message);
     }
     const text = looksLikeHtml(message) ? 'non-JSON error page' : message;
-    return failure(kind, status, `${status} ${text}`, status, retryAfterMs, maxOutputTokens);
+    const made = failure(kind, status, `${status} ${text}`, status, retryAfterMs, maxOutputTokens);
+    if (status < 400 || status >= 500) return made;
+    const errorType = upstreamErrorType(body);
+    return errorType === undefined ? made : { ...made, errorType };
   }
   if (error instanceof TypeError && /fetch failed|terminated|socket|ECONN|network/i.test(error.message)) {
     return failure('connection', 'connection', 'connection error');
