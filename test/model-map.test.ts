@@ -6,6 +6,7 @@
  */
 import Anthropic from '@anthropic-ai/sdk';
 import { expect } from 'chai';
+import { readFileSync } from 'node:fs';
 import { loadConfig } from '../server/config.ts';
 import { providerPlugins, startFreeway, type RunningFreeway } from './support/freeway.ts';
 import { postChat } from './support/http.ts';
@@ -110,6 +111,30 @@ describe('MODEL_MAP', function () {
       expect(responses.status).to.equal(404);
       expect(upstream.requests).to.have.length(0);
     });
+  });
+
+  it("docs/clients.md's ready-made mapping starts Freeway and sends OpenAI's names where it says", async function () {
+    const docs = readFileSync(new URL('../docs/clients.md', import.meta.url), 'utf8');
+    const ready = /<!-- model-map -->\n```sh\nMODEL_MAP='([^']+)' npm start\n```/.exec(docs)?.[1];
+    if (ready === undefined) throw new Error('docs/clients.md has no ready-made MODEL_MAP');
+    const config = loadConfig({ MODEL_MAP: ready }, await providerPlugins());
+    const target = (name: string): string | undefined => config.modelMap.find((mapping) => mapping.pattern.test(name))?.target;
+    const expected: Record<string, string> = {
+      'gpt-4o': 'free:tool-use',
+      'gpt-4o-mini': 'free:fast',
+      'gpt-4.1': 'free:tool-use',
+      'gpt-4.1-mini': 'free:fast',
+      'gpt-4.1-nano': 'free:fast',
+      'gpt-5': 'free:tool-use',
+      'gpt-5-mini': 'free:fast',
+      'gpt-5.1-codex': 'free:tool-use',
+      o3: 'free:reasoning',
+      'o4-mini': 'free:reasoning',
+      'o1-preview': 'free:reasoning',
+      'gpt-3.5-turbo': 'free:fast',
+      'chatgpt-4o-latest': 'free:auto',
+    };
+    for (const [name, alias] of Object.entries(expected)) expect(target(name), name).to.equal(alias);
   });
 
   it('is checked like ANTHROPIC_MODEL_MAP: pairs, known targets, globs compiled once', async function () {
