@@ -101,6 +101,13 @@ function fakeProvider(nonce: string) {
   };
 }
 
+/** The folder a client runs in: empty, and not a git repository. */
+async function workDir(home: string): Promise<string> {
+  const cwd = join(home, 'work');
+  await mkdir(cwd);
+  return cwd;
+}
+
 const clients: readonly Client[] = [
   {
     id: 'codex',
@@ -120,8 +127,7 @@ wire_api = "responses"
 env_http_headers = { "X-Cerebras-Key" = "CEREBRAS_API_KEY" }
 `,
       );
-      const cwd = join(home, 'work');
-      await mkdir(cwd);
+      const cwd = await workDir(home);
       return { args: ['exec', '--skip-git-repo-check', prompt], env: { CODEX_HOME: home, CEREBRAS_API_KEY: cerebrasKey }, cwd };
     },
   },
@@ -130,8 +136,7 @@ env_http_headers = { "X-Cerebras-Key" = "CEREBRAS_API_KEY" }
     pkg: '@anthropic-ai/claude-code',
     bin: 'claude',
     async prepare(home, freeway, prompt) {
-      const cwd = join(home, 'work');
-      await mkdir(cwd);
+      const cwd = await workDir(home);
       return {
         args: ['-p', prompt, '--allowedTools', 'Bash(echo:*)'],
         env: {
@@ -150,8 +155,7 @@ env_http_headers = { "X-Cerebras-Key" = "CEREBRAS_API_KEY" }
     pkg: 'opencode-ai',
     bin: 'opencode',
     async prepare(home, freeway, prompt) {
-      const cwd = join(home, 'work');
-      await mkdir(cwd);
+      const cwd = await workDir(home);
       const config = {
         $schema: 'https://opencode.ai/config.json',
         provider: {
