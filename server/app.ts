@@ -37,7 +37,8 @@ import { health } from './api/health.ts';
 import { transcriptionsRoute } from './api/transcriptions/index.ts';
 import { listModels, retrieveModel } from './api/models.ts';
 import { anthropicErrors, speaksAnthropic } from './api/messages/errors.ts';
-import { countTokens, messagesApi, modelResolver } from './api/messages/index.ts';
+import { countTokens, messagesApi } from './api/messages/index.ts';
+import { modelResolver, withModelMap } from './api/model-map.ts';
 import { anthropicModels } from './api/messages/models.ts';
 import { providersApi } from './api/providers/index.ts';
 import { curatedUsable, liveUsable } from './api/providers/usable.ts';
@@ -88,10 +89,13 @@ const AUDIO_MAX_FIELD_BYTES = 16 * 1024;
 /** Freeway's API paths under /v1, for the 404 of a path that lacks (or doubles) the prefix. */
 const apiPaths = ['/chat/completions', '/responses', '/messages', '/messages/count_tokens', '/models', '/embeddings', '/audio/transcriptions'];
 
+/** Where to start, for any path Freeway does not serve. */
+const startHint = 'Freeway serves GET /v1/models (the models), GET /health (the providers\' health) and the APIs under /v1; its README describes them.';
+
 function routeHint(path: string): string {
   const bare = path.startsWith('/v1/v1/') ? path.slice(6) : path;
   const known = apiPaths.find((api) => bare === api || (api === '/models' && bare.startsWith('/models/')));
-  if (known === undefined) return '';
+  if (known === undefined) return `. ${startHint}`;
   return `. Freeway serves its API under /v1: use ${'/v1' + bare}${path.startsWith('/v1/v1/') ? '' : ' (set your client\'s base URL to http://<host>:<port>/v1)'}.`;
 }
 
@@ -156,7 +160,8 @@ export function createApp(deps: AppDeps): FreewayApp {
     shutdown: shutdown.gate,
     clientOf,
   };
-  const resolveClaudeModel = modelResolver(catalog, config.anthropicModelMap);
+  // On the Messages API Claude's names are looked up first, then MODEL_MAP's.
+  const resolveClaudeModel = modelResolver(catalog, [...config.anthropicModelMap, ...config.modelMap]);
   const created = Math.floor(Date.now() / 1000);
   const keyModels = keyModelList({ catalog, readKeys, hashKey, knowledge, clientOf, created });
   const claudeModels = anthropicModels(catalog, created, keyModels);
@@ -224,7 +229,7 @@ export function createApp(deps: AppDeps): FreewayApp {
       // headers, and whatever a client SDK adds, such as the openai SDK's
       // x-stainless-*). No route reads cookies or credentials, so nothing is
       // gained by refusing a header, and the list stays right when SDKs change.
-      exposedHeaders: ['Retry-After', 'X-Request-Id', 'X-Freeway-Provider', 'X-Freeway-Model', 'X-Freeway-Attempts'],
+      exposedHeaders: ['Retry-After', 'RateLimit', 'RateLimit-Policy', 'X-Request-Id', 'X-Freeway-Provider', 'X-Freeway-Model', 'X-Freeway-Attempts', 'X-Freeway-Dropped-Tools'],
       maxAge: 600,
     }),
   );
@@ -267,10 +272,10 @@ export function createApp(deps: AppDeps): FreewayApp {
   app.post(
     '/v1/chat/completions',
     readBody,
-    completionRoute(chatApi, completions),
+    completionRoute(withModelMap(chatApi, config.modelMap, catalog), completions),
   );
   app.all('/v1/chat/completions', methodNotAllowed('POST'));
-  app.post('/v1/responses', readBody, completionRoute(responsesApi, completions));
+  app.post('/v1/responses', readBody, completionRoute(withModelMap(responsesApi({ hostedTools: config.hostedTools }), config.modelMap, catalog), completions));
   app.all('/v1/responses', methodNotAllowed('POST'));
   app.post('/v1/messages', readBody, completionRoute(messagesApi(resolveClaudeModel), completions));
   app.all('/v1/messages', methodNotAllowed('POST'));
@@ -308,7 +313,7 @@ export function createApp(deps: AppDeps): FreewayApp {
     }
     const format = (res.locals.errorBody as ErrorBodyFormat | undefined) ?? errorBody;
     const said = redact(message, keys);
-    (res.locals as LogLocals).failure = said;
+    (res.locals as LogLocals).failure = error instanceof HttpError && error.logReason !== undefined ? redact(error.logReason, keys) : said;
     res.status(status).json(format(status, type, said));
   };
   app.use(onError);

@@ -5,7 +5,7 @@ import express from 'express';
 import { aliasIds } from '../catalog/catalog.ts';
 import type { ProviderPlugin } from '../providers/types.ts';
 
-/** One `glob=target` pair of `ANTHROPIC_MODEL_MAP`, its glob compiled once. */
+/** One `glob=target` pair of `ANTHROPIC_MODEL_MAP` or `MODEL_MAP`, its glob compiled once. */
 export interface ModelMapping {
   readonly glob: string;
   readonly pattern: RegExp;
@@ -78,6 +78,10 @@ export interface Config {
   readonly metrics: MetricsConfig;
   /** Messages API model names (Claude's) -> catalog ids, first match wins. */
   readonly anthropicModelMap: readonly ModelMapping[];
+  /** Model names of any API (OpenAI's, say) -> catalog ids, first match wins; on the Messages API after ANTHROPIC_MODEL_MAP. Empty unless set. */
+  readonly modelMap: readonly ModelMapping[];
+  /** What a Responses request's hosted tools (`web_search`, `mcp`, ...) meet: left out of the upstream call and named in X-Freeway-Dropped-Tools, or a 400. */
+  readonly hostedTools: 'drop' | 'reject';
   /** `GET /v1/providers?check=1` calls a provider about one key at most this often; in between, its last answer is shown. */
   readonly keyCheckIntervalMs: number;
   /** Key checks one client (as the rate limit counts clients) may cause per minute. */
@@ -265,7 +269,7 @@ function globPattern(glob: string): RegExp {
   return new RegExp(`^${source}$`);
 }
 
-function parseModelMap(raw: string, plugins: readonly ProviderPlugin[]): ModelMapping[] {
+function parseModelMap(name: string, raw: string, plugins: readonly ProviderPlugin[]): ModelMapping[] {
   const known = new Set<string>(aliasIds);
   for (const plugin of plugins) for (const model of plugin.models) known.add(`${plugin.id}/${model.id}`);
   const mappings: ModelMapping[] = [];
@@ -276,10 +280,10 @@ function parseModelMap(raw: string, plugins: readonly ProviderPlugin[]): ModelMa
     const glob = at === -1 ? '' : entry.slice(0, at).trim();
     const target = at === -1 ? '' : entry.slice(at + 1).trim();
     if (glob === '' || target === '') {
-      throw new Error(`ANTHROPIC_MODEL_MAP must be comma-separated glob=target pairs such as claude-*=free:tool-use, got "${entry}"`);
+      throw new Error(`${name} must be comma-separated glob=target pairs such as ${name === 'MODEL_MAP' ? 'gpt-4o*=free:tool-use' : 'claude-*=free:tool-use'}, got ${shown(entry)}`);
     }
     if (!known.has(target)) {
-      throw new Error(`ANTHROPIC_MODEL_MAP maps ${glob} to ${target}, which is not a model or alias of the catalog (GET /v1/models lists them)`);
+      throw new Error(`${name} maps ${glob} to ${target}, which is not a model or alias of the catalog (GET /v1/models lists them)`);
     }
     mappings.push({ glob, pattern: globPattern(glob), target });
   }
@@ -361,7 +365,9 @@ export function loadConfig(env: Env, plugins: readonly ProviderPlugin[]): Config
     logLevel: oneOf(env, 'LOG_LEVEL', logLevels, 'info'),
     logFormat: oneOf(env, 'LOG_FORMAT', ['json', 'pretty'], 'json'),
     metrics: metricsConfig(env, port),
-    anthropicModelMap: parseModelMap(env.ANTHROPIC_MODEL_MAP ?? DEFAULT_MODEL_MAP, plugins),
+    anthropicModelMap: parseModelMap('ANTHROPIC_MODEL_MAP', env.ANTHROPIC_MODEL_MAP ?? DEFAULT_MODEL_MAP, plugins),
+    modelMap: parseModelMap('MODEL_MAP', env.MODEL_MAP ?? '', plugins),
+    hostedTools: oneOf(env, 'HOSTED_TOOLS', ['drop', 'reject'], 'drop'),
     keyCheckIntervalMs: integer(env, 'KEY_CHECK_INTERVAL_MS', 60_000, 1_000),
     keyChecksPerMinute: integer(env, 'KEY_CHECKS_PER_MINUTE', 30, 1),
     keyCheckTimeoutMs: integer(env, 'KEY_CHECK_TIMEOUT_MS', 10_000, 1),

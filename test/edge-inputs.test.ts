@@ -122,7 +122,9 @@ describe('edge inputs', () => {
     it('an unknown route cuts a long path to 256 characters in its message', async () => {
       const path = `/v2/${'z'.repeat(12_000)}`;
       const reply = await expectError(await fetch(`${freeway.url}${path}`), 404, 'invalid_request_error');
-      expect(reply.message).to.equal(`Unknown route: GET ${path.slice(0, 256)}…`);
+      expect(reply.message).to.equal(
+        `Unknown route: GET ${path.slice(0, 256)}…. Freeway serves GET /v1/models (the models), GET /health (the providers' health) and the APIs under /v1; its README describes them.`,
+      );
     });
   });
 

@@ -226,7 +226,12 @@ describe('errors over HTTP', () => {
       ['DELETE', '/v1/chat'],
     ] as const) {
       it(`an unknown route: ${method} ${path}`, async () => {
-        await expectError(await fetch(`${freeway.url}${path}`, { method }), 404, 'invalid_request_error', `Unknown route: ${method} ${path}`);
+        await expectError(
+          await fetch(`${freeway.url}${path}`, { method }),
+          404,
+          'invalid_request_error',
+          `Unknown route: ${method} ${path}. Freeway serves GET /v1/models (the models), GET /health (the providers' health) and the APIs under /v1; its README describes them.`,
+        );
       });
     }
   });
@@ -357,7 +362,7 @@ describe('errors over HTTP: upstream failures', () => {
       await chat(fw, { model: 'free:fast', messages: hi }, keyHeaders('groq', 'cerebras')),
       502,
       'freeway_all_providers_failed',
-      'All providers failed: groq: 429 Rate limit reached for requests; cerebras: 401 Wrong API key',
+      'All providers failed: groq: 429 Rate limit reached for requests; cerebras: the provider refused the key (401 Wrong API key): fix X-Cerebras-Key',
     );
     expect(reply.headers.get('retry-after')).to.equal('7');
     expect(reply.headers.get('x-freeway-attempts')).to.match(/^groq\/\S+ 429 \d+ms, cerebras\/\S+ 401 \d+ms$/);
@@ -434,9 +439,9 @@ describe('errors over HTTP: upstream failures', () => {
     const reply = await expectError(await chat(fw, { model: 'free:auto', messages: hi }, keyHeaders(...sent)), 502, 'freeway_all_providers_failed');
     // Every provider was tried and its echo made it into the message, redacted.
     expect(upstream.requests).to.have.length(sent.length);
-    for (const id of sent) expect(reply.message).to.include(`${id}: 401 Invalid API key [REDACTED]`);
-    expect(reply.message).to.include('cloudflare: 401 Invalid API key [REDACTED] for account [REDACTED]');
-    expect(reply.message).to.match(/^All providers failed: \w+: 401 /);
+    for (const id of sent) expect(reply.message).to.include(`${id}: the provider refused the key (401 Invalid API key [REDACTED]`);
+    expect(reply.message).to.include('cloudflare: the provider refused the key (401 Invalid API key [REDACTED] for account [REDACTED]');
+    expect(reply.message).to.match(/^All providers failed: \w+: the provider refused the key \(401 /);
     expect(reply.message).to.include('also seen: [REDACTED] [REDACTED]');
     for (const id of sent) {
       const key = testKeys[id] as string;

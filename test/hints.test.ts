@@ -65,7 +65,9 @@ describe('errors that say what to do', () => {
       'Unknown route: POST /v1/v1/chat/completions. Freeway serves its API under /v1: use /v1/chat/completions.',
     );
     const other = await fetch(`${freeway.url}/v2/foo`);
-    expect(((await other.json()) as { error: { message: string } }).error.message).to.equal('Unknown route: GET /v2/foo');
+    expect(((await other.json()) as { error: { message: string } }).error.message).to.equal(
+      "Unknown route: GET /v2/foo. Freeway serves GET /v1/models (the models), GET /health (the providers' health) and the APIs under /v1; its README describes them.",
+    );
   });
 
   for (const [header, name] of [

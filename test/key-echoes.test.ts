@@ -115,11 +115,11 @@ describe('masked keys that providers echo never reach the caller, the logs or th
         const pinned = await chat(freeway, modelOf(freeway, provider), headers);
         const attempts = pinned.headers.get('x-freeway-attempts') ?? '';
         const reply = await expectError(pinned, 502, 'freeway_provider_error');
-        expect(reply.message).to.match(new RegExp(`^Provider failed: ${provider}: 401`));
+        expect(reply.message).to.match(new RegExp(`^Provider failed: ${provider}: the provider refused the key \\(401 .*\\): fix ${headerFor(provider)}$`));
         expect(attempts).to.match(new RegExp(`^${provider}/\\S+ 401 \\d+ms$`));
         // The alias now skips the key and says why: the stored reason.
         const skipped = await expectError(await chat(freeway, 'free:auto', headers), 502, 'freeway_all_providers_failed');
-        expect(skipped.message).to.include(`${provider}: invalid key`);
+        expect(skipped.message).to.include(`${provider}: the provider refused the key earlier (401 `);
 
         for (const [where, text] of [
           ['the 502', reply.text],

@@ -222,7 +222,7 @@ describe('key pools: several keys in one header', () => {
       const res = await postChat(fw.url, hello('mistral/mistral-small-latest'), { 'X-Mistral-Key': keys.join(', ') });
       expect(res.status).to.equal(502);
       expect(res.json.error.message).to.equal(
-        'Provider failed: mistral key 1: 401 Invalid API key Bearer [REDACTED]; mistral key 2: 401 Invalid API key Bearer [REDACTED]',
+        'Provider failed: mistral key 1: the provider refused the key (401 Invalid API key Bearer [REDACTED]): fix key 1 of X-Mistral-Key; mistral key 2: the provider refused the key (401 Invalid API key Bearer [REDACTED]): fix key 2 of X-Mistral-Key',
       );
       expect(mistral.requests).to.have.length(2);
       for (const key of keys) expect(res.text + fw.logs.join('\n')).not.to.include(key);

@@ -166,7 +166,7 @@ describe('Messages API errors and operations', function () {
     });
 
     it('404 not_found_error for an unknown route under /v1/messages', async function () {
-      expectError(await call(freeway.url, 'POST', '/v1/messages/batches', hi(), keys), 404, 'not_found_error', 'Unknown route: POST /v1/messages/batches');
+      expectError(await call(freeway.url, 'POST', '/v1/messages/batches', hi(), keys), 404, 'not_found_error', "Unknown route: POST /v1/messages/batches. Freeway serves GET /v1/models (the models), GET /health (the providers' health) and the APIs under /v1; its README describes them.");
     });
 
     it('405 invalid_request_error with Allow for a wrong method, on both routes', async function () {
@@ -210,7 +210,7 @@ describe('Messages API errors and operations', function () {
         res.end(JSON.stringify({ error: { message: `Invalid API key: ${testKeys.cerebras}`, type: 'invalid_request_error' } }));
       });
       const answer = await call(freeway.url, 'POST', '/v1/messages', hi('cerebras/llama-3.3-70b'), keys);
-      expectError(answer, 502, 'api_error', /^Provider failed: cerebras: 401 Invalid API key: \[REDACTED\]/);
+      expectError(answer, 502, 'api_error', /^Provider failed: cerebras: the provider refused the key \(401 Invalid API key: \[REDACTED\]\): fix X-Cerebras-Key$/);
       expect(answer.text).not.to.include(testKeys.cerebras);
     });
 

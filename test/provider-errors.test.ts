@@ -134,7 +134,14 @@ describe('provider error tables: each documented error answer through Freeway', 
           } else {
             expect(res.status, res.text).to.equal(502);
             expect(res.json.error.type).to.equal('freeway_provider_error');
-            expect(res.json.error.message).to.match(new RegExp(`^Provider failed: ${plugin.id}: ${row.status} `));
+            // A refused key says so, and which header to fix.
+            const refused = row.kind === 'invalid_key' || row.kind === 'no_credit';
+            expect(res.json.error.message).to.match(
+              refused
+                ? new RegExp(`^Provider failed: ${plugin.id}: the provider refused the key(: it has no credit left)? \\(${row.status} .*: (add credit or )?fix ${plugin.header}$`)
+                : new RegExp(`^Provider failed: ${plugin.id}: ${row.status} `),
+            );
+            if (refused) expect(res.headers.get('retry-after'), 'waiting does not mend a refused key').to.equal(null);
             // A 502 names the wait only when the provider named one.
             const named = failure.retryAfterMs === undefined ? null : String(Math.max(1, Math.ceil(failure.retryAfterMs / 1000)));
             if (row.kind === 'rate_limited') expect(res.headers.get('retry-after')).to.equal(named);
@@ -150,8 +157,14 @@ describe('provider error tables: each documented error answer through Freeway', 
             const next = await postChat(freeway.url, hello('free:auto'), keys());
             expect(next.status, next.text).to.equal(502);
             expect(next.json.error.type).to.equal('freeway_all_providers_failed');
-            const wait = row.kind === 'rate_limited' ? row.retryAfter : row.kind === 'no_credit' ? noCreditWait : 600;
-            expect(next.json.error.message).to.include(`${plugin.id}: ${row.kind.replace('_', ' ')}, retry after ${wait}s`);
+            if (row.kind === 'rate_limited') {
+              expect(next.json.error.message).to.include(`${plugin.id}: rate limited, retry after ${row.retryAfter}s`);
+            } else {
+              // A key refused earlier (invalid, or without credit): fix it, rather than wait for the end of its cooldown.
+              const refusal = row.kind === 'no_credit' ? `earlier: it has no credit left \\(${row.status} .*\\): add credit or fix` : `earlier \\(${row.status} .*\\): fix`;
+              expect(next.json.error.message).to.match(new RegExp(`${plugin.id}: the provider refused the key ${refusal} ${plugin.header}$`));
+              expect(next.headers.get('retry-after')).to.equal(null);
+            }
             expect(upstream.requests, 'the key is not called again').to.have.length(1);
           }
         });

@@ -191,6 +191,22 @@ describe('rate limit over HTTP', () => {
     return out;
   }
 
+  it('every answer of a rate-limited route carries RateLimit and RateLimit-Policy, counting down; /health carries none', async () => {
+    const fw = await start({ RATE_LIMIT_MAX: '5', RATE_LIMIT_WINDOW_MS: '60000' });
+    const seen: Array<string | null> = [];
+    for (const path of ['/v1/models', '/v1/models/free:auto', '/v1/nowhere']) {
+      const response = await get(fw, path);
+      await response.arrayBuffer();
+      seen.push(response.headers.get('ratelimit'));
+      expect(response.headers.get('ratelimit-policy')).to.match(/^"freeway"; q=5; w=60; pk=:[A-Za-z0-9+/=]+:$/);
+    }
+    expect(seen.map((value) => /r=(\d+)/.exec(value ?? '')?.[1])).to.deep.equal(['4', '3', '2']);
+    const health = await get(fw, '/health');
+    await health.arrayBuffer();
+    expect(health.headers.get('ratelimit')).to.equal(null);
+    expect(health.headers.get('ratelimit-policy')).to.equal(null);
+  });
+
   it('RATE_LIMIT_MAX=3: the 4th request is a 429 with Retry-After and a rate_limit_error body', async () => {
     const fw = await start({ RATE_LIMIT_MAX: '3', RATE_LIMIT_WINDOW_MS: '30000' });
     expect(await statuses(fw, 3)).to.deep.equal([200, 200, 200]);
@@ -203,8 +219,9 @@ describe('rate limit over HTTP', () => {
     expect(body).to.deep.equal({
       error: { message: `Rate limit exceeded. Retry after ${retryAfter} seconds.`, type: 'rate_limit_error', code: 429 },
     });
-    // No express-rate-limit headers beyond Retry-After.
-    expect(response.headers.get('ratelimit')).to.equal(null);
+    // IETF's RateLimit headers (draft 8, as express-rate-limit writes them) name Freeway's own policy; no legacy X-RateLimit-*.
+    expect(response.headers.get('ratelimit')).to.match(/^"freeway"; r=0; t=(29|30)$/);
+    expect(response.headers.get('ratelimit-policy')).to.match(/^"freeway"; q=3; w=30; pk=:[A-Za-z0-9+/=]+:$/);
     expect(response.headers.get('x-ratelimit-limit')).to.equal(null);
   });
 

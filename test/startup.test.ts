@@ -44,6 +44,9 @@ describe('start-up: a bad setting is one line on stderr and exit code 1', functi
     [{ METRICS: 'maybe' }, /METRICS must be one of on, off/],
     [{ METRICS_PORT: '99999' }, /METRICS_PORT must be an integer from 1 to 65535/],
     [{ METRICS_HOST: '127.0.0.1' }, /METRICS_HOST needs METRICS_PORT/],
+    [{ HOSTED_TOOLS: 'ignore' }, /^Freeway cannot start: HOSTED_TOOLS must be one of drop, reject, got "ignore"$/],
+    [{ MODEL_MAP: 'gpt-4o' }, /^Freeway cannot start: MODEL_MAP must be comma-separated glob=target pairs such as gpt-4o\*=free:tool-use, got "gpt-4o"$/],
+    [{ MODEL_MAP: 'gpt-4o=free:nothing' }, /^Freeway cannot start: MODEL_MAP maps gpt-4o to free:nothing, which is not a model or alias of the catalog \(GET \/v1\/models lists them\)$/],
     [{ GROQ_BASE_URL: 'ftp://example.com/v1' }, /GROQ_BASE_URL must be an http:\/\/ or https:\/\/ URL, got "ftp:\/\/example.com\/v1"/],
   ];
 

@@ -31,6 +31,8 @@ export interface ClientApi<Req> {
   user(request: Req): string | undefined;
   /** What else the request asks of the provider (`parallelToolCalls`, `logprobs`); passed where the provider takes it. */
   extras?(request: Req): Omit<RequestExtras, 'user'>;
+  /** Tools of the request left out of the upstream call (hosted tools), by type: named in X-Freeway-Dropped-Tools and the log line. */
+  droppedTools?(request: Req): readonly string[];
   /** The whole answer, for a caller that did not ask to stream. */
   respond(result: Collected, request: Req): unknown;
   /** A writer of this API's server-sent events for one answer. */
@@ -193,6 +195,12 @@ export function completionRoute<Req>(api: ClientApi<Req>, deps: CompletionDeps):
     const keys = readKeys(req.headers);
     res.locals.keys = keys;
     const request = api.parse(req.body);
+    const dropped = api.droppedTools?.(request);
+    if (dropped !== undefined && dropped.length > 0) {
+      const names = dropped.join(', ');
+      res.setHeader('X-Freeway-Dropped-Tools', names);
+      locals.note = `tools left out of the upstream call (hosted tools Freeway cannot run): ${names}`;
+    }
     const target = api.target(request);
     const client = (): string => deps.clientOf?.(req) ?? '';
     // A pinned model the plugin does not know is served when a live list of the request's keys holds it.

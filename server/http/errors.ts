@@ -12,12 +12,15 @@ export class HttpError extends Error {
   readonly status: number;
   readonly type: ErrorType;
   readonly headers: Readonly<Record<string, string>> | undefined;
+  /** What the log line says in place of the message, when the message quotes what an upstream said (and so maybe the caller's input). */
+  readonly logReason: string | undefined;
 
-  constructor(status: number, type: ErrorType, message: string, headers?: Record<string, string>) {
+  constructor(status: number, type: ErrorType, message: string, headers?: Record<string, string>, logReason?: string) {
     super(message);
     this.status = status;
     this.type = type;
     this.headers = headers;
+    this.logReason = logReason;
   }
 }
 

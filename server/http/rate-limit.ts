@@ -2,6 +2,7 @@ import { isIP } from 'node:net';
 import type { Request, RequestHandler } from 'express';
 import { rateLimit, type Store } from 'express-rate-limit';
 import { errorBody, type ErrorBodyFormat } from './errors.ts';
+import type { LogLocals } from './request-log.ts';
 import { detachedString } from '../state/detached-string.ts';
 import { createSlidingWindowStore } from '../state/sliding-window-store.ts';
 
@@ -179,6 +180,9 @@ export function clientIp(req: Request, ipv6Subnet: number): string {
   return bucketKey(socketAddress, ipv6Subnet) ?? 'unknown';
 }
 
+/** The name of Freeway's policy in the RateLimit headers: `RateLimit: "freeway"; r=99; t=60`. */
+export const RATE_LIMIT_POLICY = 'freeway';
+
 export interface RateLimitOptions {
   readonly max: number;
   readonly windowMs: number;
@@ -195,7 +199,10 @@ export function createRateLimit({ max, windowMs, ipv6Subnet, store, onRefused }:
     windowMs,
     limit: max,
     store: windowStore,
-    standardHeaders: false,
+    // IETF's RateLimit and RateLimit-Policy headers on every answer, as draft 8 writes them, under the
+    // policy name "freeway": a client sees Freeway's own budget (not a provider's) before it runs out.
+    standardHeaders: 'draft-8',
+    identifier: RATE_LIMIT_POLICY,
     legacyHeaders: false,
     keyGenerator: (req) => clientIp(req, ipv6Subnet),
     // clientIp applies Express's trust proxy setting itself, X-Real-IP included.
@@ -206,7 +213,9 @@ export function createRateLimit({ max, windowMs, ipv6Subnet, store, onRefused }:
       res.setHeader('Retry-After', String(seconds));
       onRefused?.();
       const format = (res.locals.errorBody as ErrorBodyFormat | undefined) ?? errorBody;
-      res.status(429).json(format(429, 'rate_limit_error', `Rate limit exceeded. Retry after ${seconds} seconds.`));
+      const message = `Rate limit exceeded. Retry after ${seconds} seconds.`;
+      (res.locals as LogLocals).failure = message;
+      res.status(429).json(format(429, 'rate_limit_error', message));
     },
   });
   return Object.assign(middleware, { store: windowStore });

@@ -69,8 +69,10 @@ export interface LogLocals {
    * The reason is logged as it is: redact it (keys of the request) before setting it.
    */
   cut?: { readonly status?: number; readonly reason: string };
-  /** The message of an error answer (redacted), logged as the reason of a 5xx. */
+  /** The message of an error answer (redacted), logged as the reason of a 4xx or 5xx. */
   failure?: string;
+  /** Something the request asked for that was left out of an answer (hosted tools dropped): logged at warn. Never a value the caller sent. */
+  note?: string;
   /** The request's id (http/request-id.ts), on its log line. */
   requestId?: string;
 }
@@ -128,20 +130,21 @@ export function requestLog(logger: Logger, redactPath: PathRedactor = redactLong
       if (logged) return;
       logged = true;
       const ms = Math.round(performance.now() - started);
-      const { attempts, cut, failure, requestId } = res.locals as LogLocals;
+      const { attempts, cut, failure, note, requestId } = res.locals as LogLocals;
       // A response that never finished did not reach the caller whole: the caller left (499).
       const status = cut?.status ?? (res.writableFinished ? res.statusCode : 499);
       const line = `${req.method} ${pathForLog(req, res, redactPath)} ${status} ${ms}ms`;
-      const fields: { reqId?: string; attempts?: LogLocals['attempts']; reason?: string } = {};
+      const fields: { reqId?: string; attempts?: LogLocals['attempts']; reason?: string; note?: string } = {};
       if (requestId !== undefined) fields.reqId = requestId;
       if (attempts) fields.attempts = attempts;
+      if (note !== undefined) fields.note = note;
       // Answers that say the providers failed (502, 503, 504) and cut responses are warnings, with their reason.
-      // (A 500 is a bug of Freeway's: it has its own error line.)
-      const reason = cut?.reason ?? (status >= 502 ? failure : undefined);
-      if (reason !== undefined) {
-        fields.reason = reason;
-        logger.warn(fields, line);
-      } else logger.info(fields, line);
+      // (A 500 is a bug of Freeway's: it has its own error line.) A 4xx is the caller's: info, with its reason.
+      // A 4xx message may echo the caller's path or model: key-shaped tokens go, as from the path.
+      const reason = cut?.reason ?? (status >= 500 ? failure : status >= 400 && failure !== undefined ? redactPath(failure, req, res) : undefined);
+      if (reason !== undefined) fields.reason = reason;
+      if (cut !== undefined || (status >= 502 && failure !== undefined) || note !== undefined) logger.warn(fields, line);
+      else logger.info(fields, line);
     };
     res.once('finish', done);
     res.once('close', done);

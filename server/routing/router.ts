@@ -161,6 +161,25 @@ function outcomeOf(failure: Failure, noCreditWaitMs: number): Outcome | undefine
   }
 }
 
+/**
+ * A key the provider refused (401/403, or no credit left), in words that say it
+ * is not a passing fault: what the provider said, and the header to fix.
+ */
+function refusedKey(kind: 'invalid_key' | 'no_credit', reason: string, header: string, position: number, count: number, earlier = false): string {
+  const which = count > 1 ? `key ${position} of ${header}` : header;
+  const when = earlier ? ' earlier' : '';
+  return kind === 'no_credit'
+    ? `the provider refused the key${when}: it has no credit left (${reason}): add credit or fix ${which}`
+    : `the provider refused the key${when} (${reason}): fix ${which}`;
+}
+
+/** A failure as its reason in the 502 message; a refused key says what to fix. */
+function failureReason(failure: Failure, model: CatalogModel, position: number, count: number): string {
+  return failure.kind === 'invalid_key' || failure.kind === 'no_credit'
+    ? refusedKey(failure.kind, failure.reason, model.provider.header, position, count)
+    : failure.reason;
+}
+
 function skipReason(state: string, retryAfter: number | undefined, reason: string | undefined): string {
   const wait = retryAfter === undefined ? '' : `, retry after ${retryAfter}s`;
   const why = reason ? ` (${reason})` : '';
@@ -225,6 +244,12 @@ function liveAliasModels(knowledge: ModelKnowledge, alias: Alias, provider: Cata
   }
   return merged;
 }
+
+/** A failure as the log line may show it: its status and the upstream's error type, nothing the upstream wrote about the request. */
+const loggedFailure = (failure: Failure): string => `${failure.label}${failure.errorType === undefined ? '' : ` ${failure.errorType}`}`;
+
+/** A 400 that passes on what an upstream said of the request; the log line gets `logReason`, without the upstream's words. */
+const upstreamRejection = (message: string, logReason: string): HttpError => new HttpError(400, 'invalid_request_error', message, undefined, logReason);
 
 export function createRouter(deps: RouterDeps): Router {
   const { config, health, hashKey, latency, redact } = deps;
@@ -318,6 +343,13 @@ export function createRouter(deps: RouterDeps): Router {
         const healthId = poolIds[k] as string;
         const view = viewHealth(records[i++], at);
         if (view.tier === 2 && lookHealth) {
+          if (view.state === 'invalid_key' || view.state === 'no_credit') {
+            // Refused earlier and not tried again: waiting would not help, so no Retry-After from it.
+            const header = (models.find((model) => model.provider.id === id) as CatalogModel).provider.header;
+            const said = view.reason ?? (view.state === 'invalid_key' ? 'invalid key' : 'no credit');
+            skipped.push(`${keyName(id, k + 1, pool.length)}: ${refusedKey(view.state, said, header, k + 1, pool.length, true)}`);
+            continue;
+          }
           skipped.push(`${keyName(id, k + 1, pool.length)}: ${skipReason(view.state, view.retryAfter, view.reason)}`);
           if (view.retryAfter !== undefined) retryAfterSeconds = Math.min(retryAfterSeconds ?? Infinity, view.retryAfter);
           continue;
@@ -386,6 +418,8 @@ export function createRouter(deps: RouterDeps): Router {
     const runStarted = Date.now();
     const deadline = runStarted + config.requestTimeoutMs;
     const reasons: string[] = [];
+    // The same, as the log line may show them (see loggedFailure).
+    const logged: string[] = [];
     // Attempts whose provider could not express the request at all.
     let unsupported = 0;
     // Keys that failed (or could not be probed) in this request: none of their models is tried again.
@@ -559,6 +593,7 @@ export function createRouter(deps: RouterDeps): Router {
           if (sent !== undefined && limit < sent && attempts.length < config.maxAttempts && retryLeft > 0) {
             if (callerSignal.aborted) throw new CallerGone();
             reasons.push(`${keyName(provider, choice.position, count)}: ${result.failure.reason}`);
+            logged.push(`${keyName(provider, choice.position, count)}: ${loggedFailure(result.failure)}`);
             result = await tryKey(model, choice, count, retryLeft, limit);
           }
         }
@@ -567,11 +602,12 @@ export function createRouter(deps: RouterDeps): Router {
         if (failure.kind === 'aborted') throw new CallerGone();
         failed = failure;
         if (failure.retryAfterMs !== undefined) lastRetryAfterMs = failure.retryAfterMs;
-        reasons.push(`${keyName(provider, choice.position, count)}: ${failure.reason}`);
+        reasons.push(`${keyName(provider, choice.position, count)}: ${failureReason(failure, model, choice.position, count)}`);
+        logged.push(`${keyName(provider, choice.position, count)}: ${loggedFailure(failure)}`);
         if (failure.kind === 'unsupported') unsupported += 1;
         if (failure.kind === 'deadline') break models;
         if (failure.kind === 'request') {
-          throw invalidRequest(`${provider} rejected the request: ${failure.reason}`);
+          throw upstreamRejection(`${provider} rejected the request: ${failure.reason}`, `${provider} rejected the request: ${loggedFailure(failure)}`);
         }
         const step = nextStep(failure.kind);
         if (step === 'next key') continue;
@@ -582,7 +618,8 @@ export function createRouter(deps: RouterDeps): Router {
           remaining = remaining.slice(next).filter((other) => other.model.spec.contextWindow > needed);
           next = 0;
           if (remaining.length === 0) {
-            throw invalidRequest(`The request does not fit the context window of any model behind ${plan.target}: ${reasons.join('; ')}`);
+            const what = `The request does not fit the context window of any model behind ${plan.target}`;
+            throw upstreamRejection(`${what}: ${reasons.join('; ')}`, `${what}: ${logged.join('; ')}`);
           }
         }
         continue models;
@@ -596,7 +633,8 @@ export function createRouter(deps: RouterDeps): Router {
       );
     }
     if (plan.pinned && failed && (failed.kind === 'request' || failed.kind === 'context_too_long' || failed.kind === 'output_budget')) {
-      throw invalidRequest(`${plan.candidates[0]?.model.provider.id} rejected the request: ${failed.reason}`);
+      const what = `${plan.candidates[0]?.model.provider.id} rejected the request`;
+      throw upstreamRejection(`${what}: ${failed.reason}`, `${what}: ${loggedFailure(failed)}`);
     }
     const all = [...reasons, ...plan.skipped];
     const retryMs = lastRetryAfterMs ?? (plan.retryAfterSeconds === undefined ? undefined : plan.retryAfterSeconds * 1000);

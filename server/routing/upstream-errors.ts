@@ -36,6 +36,31 @@ export interface Failure {
    * found that support tool use" or "... matching your data policy"), so the model is not quarantined.
    */
   readonly aboutRequest?: boolean;
+  /** The error type (or status, or code) of the upstream's JSON error body, when it has one that reads as a word: `invalid_request_error`, `INVALID_ARGUMENT`. */
+  readonly errorType?: string;
+}
+
+const errorWord = /^[A-Za-z][A-Za-z0-9_.-]{0,63}$/;
+
+/**
+ * The upstream error body's type, for a log line that must not quote the
+ * message: `error.type`, else `error.status` (Google), else a string
+ * `error.code`, else a top-level `type`; only a word, never free text.
+ */
+function upstreamErrorType(body: string): string | undefined {
+  if (body === '' || body.length > 65_536 || body.trimStart()[0] !== '{') return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    return undefined;
+  }
+  const top = parsed as { error?: { type?: unknown; status?: unknown; code?: unknown }; type?: unknown };
+  const error = typeof top.error === 'object' && top.error !== null ? top.error : undefined;
+  for (const candidate of [error?.type, error?.status, error?.code, top.type]) {
+    if (typeof candidate === 'string' && errorWord.test(candidate)) return candidate;
+  }
+  return undefined;
 }
 
 /** "No endpoints found" for what the request asks, not for the model. */
@@ -220,7 +245,10 @@ export function classifyFailure(
     }
     const text = looksLikeHtml(message) ? 'non-JSON error page' : message;
     const made = failure(kind, status, `${status} ${text}`, status, retryAfterMs, maxOutputTokens);
-    return kind === 'model_unavailable' && aboutTheRequest.test(`${message} ${body}`) ? { ...made, aboutRequest: true } : made;
+    const classified = kind === 'model_unavailable' && aboutTheRequest.test(`${message} ${body}`) ? { ...made, aboutRequest: true } : made;
+    if (status < 400 || status >= 500) return classified;
+    const errorType = upstreamErrorType(body);
+    return errorType === undefined ? classified : { ...classified, errorType };
   }
   if (error instanceof TypeError && /fetch failed|terminated|socket|ECONN|network/i.test(error.message)) {
     return failure('connection', 'connection', 'connection error');

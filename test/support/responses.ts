@@ -43,7 +43,9 @@ const run = promisify(execFile);
  * The wire shapes as the openai SDK's types describe them, with the departures
  * Freeway makes on purpose: `output_text` is a convenience the SDK adds, not a
  * field of the wire; `store` is on the wire (always false here) though the
- * SDK's type leaves it out; usage details carry only what the upstream reported.
+ * SDK's type leaves it out; usage details carry only what the upstream reported;
+ * `response.function_call_arguments.done` carries `name`, as OpenAI's published
+ * schema has it (test/codex.test.ts checks that against the schema itself).
  */
 const prelude = `
 import type { Response, ResponseStreamEvent, ResponseUsage } from 'openai/resources/responses/responses';
@@ -52,7 +54,12 @@ type WireUsage = Omit<ResponseUsage, 'input_tokens_details' | 'output_tokens_det
   output_tokens_details?: ResponseUsage.OutputTokensDetails;
 };
 type WireResponse = Omit<Response, 'output_text' | 'usage'> & { store: false; usage?: WireUsage };
-type Wire<E> = E extends { response: Response } ? Omit<E, 'response'> & { response: WireResponse } : E;
+// OpenAI's published schema requires \`name\` on the arguments' done event, which this SDK's type lacks.
+type Wire<E> = E extends { response: Response }
+  ? Omit<E, 'response'> & { response: WireResponse }
+  : E extends { type: 'response.function_call_arguments.done' }
+    ? E & { name: string }
+    : E;
 export type WireEvent = Wire<ResponseStreamEvent>;
 `;
 

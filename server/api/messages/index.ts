@@ -1,6 +1,5 @@
 import type { Request, RequestHandler, Response } from 'express';
 import type { Catalog } from '../../../catalog/catalog.ts';
-import type { ModelMapping } from '../../config.ts';
 import { clip, HttpError } from '../../http/errors.ts';
 import type { ClientApi } from '../completion.ts';
 import { estimateInputTokens } from './count-tokens.ts';
@@ -9,19 +8,6 @@ import { toMessage } from './response.ts';
 import { messagesStream } from './stream.ts';
 import type { MessagesRequest } from './types.ts';
 import { parseMessagesRequest } from './validate.ts';
-
-/**
- * The catalog id a `model` of a Messages request stands for: a catalog id or
- * alias as it is, else the target of the first `ANTHROPIC_MODEL_MAP` glob it
- * matches (Claude's names, which agents send by default), else itself (a 404).
- */
-export function modelResolver(catalog: Catalog, mappings: readonly ModelMapping[]): (model: string) => string {
-  return (model) => {
-    if (catalog.byId.has(model)) return model;
-    for (const mapping of mappings) if (mapping.pattern.test(model)) return mapping.target;
-    return model;
-  };
-}
 
 /** Anthropic's Messages API, `POST /v1/messages`. */
 export function messagesApi(resolve: (model: string) => string): ClientApi<MessagesRequest> {

@@ -3,17 +3,20 @@ import { requiredCapabilities, toCallOptions, toExtras } from './request.ts';
 import { toResponse } from './response.ts';
 import { responsesStream } from './stream.ts';
 import type { ResponsesRequest } from './types.ts';
-import { parseResponsesRequest } from './validate.ts';
+import { parseResponsesRequest, type ResponsesParseOptions } from './validate.ts';
 
 /** OpenAI's Responses API, `POST /v1/responses`, without state: every request carries its whole input. */
-export const responsesApi: ClientApi<ResponsesRequest> = {
-  parse: parseResponsesRequest,
-  target: (request) => request.model,
-  callOptions: toCallOptions,
-  needs: requiredCapabilities,
-  stream: (request) => request.stream,
-  user: (request) => request.user,
-  extras: toExtras,
-  respond: toResponse,
-  openStream: responsesStream,
-};
+export function responsesApi(options: ResponsesParseOptions): ClientApi<ResponsesRequest> {
+  return {
+    parse: (body) => parseResponsesRequest(body, options),
+    target: (request) => request.model,
+    callOptions: toCallOptions,
+    needs: requiredCapabilities,
+    stream: (request) => request.stream,
+    user: (request) => request.user,
+    extras: toExtras,
+    droppedTools: (request) => request.droppedTools,
+    respond: toResponse,
+    openStream: responsesStream,
+  };
+}

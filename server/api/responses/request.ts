@@ -85,8 +85,8 @@ function toToolChoice(choice: ToolChoice): LanguageModelV4ToolChoice {
 }
 
 function toTools(request: ResponsesRequest): LanguageModelV4FunctionTool[] | undefined {
-  if (request.tools.length === 0) return undefined;
-  return request.tools.map((tool) => ({
+  if (request.functions.length === 0) return undefined;
+  return request.functions.map((tool) => ({
     type: 'function',
     name: tool.name,
     description: tool.description ?? undefined,
@@ -129,7 +129,7 @@ export function toCallOptions(request: ResponsesRequest): CallOptions {
 /** Capabilities a model must have to take this request at all. */
 export function requiredCapabilities(request: ResponsesRequest): Capability[] {
   const needs: Capability[] = [];
-  if (request.tools.length > 0 && request.tool_choice !== 'none') needs.push('tool-use');
+  if (request.functions.length > 0 && request.tool_choice !== 'none') needs.push('tool-use');
   if (request.hasImages) needs.push('vision');
   if (request.hasDocuments) needs.push('pdf');
   return needs;
@@ -137,5 +137,5 @@ export function requiredCapabilities(request: ResponsesRequest): Capability[] {
 
 /** `parallel_tool_calls` as the caller set it, for requests with tools (providers refuse it without). */
 export function toExtras(request: ResponsesRequest): Omit<RequestExtras, 'user'> {
-  return request.parallel_tool_calls === undefined || request.tools.length === 0 ? {} : { parallelToolCalls: request.parallel_tool_calls };
+  return request.parallel_tool_calls === undefined || request.functions.length === 0 ? {} : { parallelToolCalls: request.parallel_tool_calls };
 }

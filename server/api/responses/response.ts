@@ -19,7 +19,15 @@ export interface OutputText {
 export type OutputItem =
   | { id: string; type: 'reasoning'; summary: Array<{ type: 'summary_text'; text: string }>; status: ItemStatus }
   | { id: string; type: 'message'; status: ItemStatus; role: 'assistant'; content: OutputText[] }
-  | { id: string; type: 'function_call'; status: ItemStatus; call_id: string; name: string; arguments: string };
+  | { id: string; type: 'function_call'; status: ItemStatus; call_id: string; name: string; namespace?: string; arguments: string };
+
+/** A function call as the client knows it: a namespaced function under its own name, with its `namespace`. */
+export function functionCall(request: ResponsesRequest, id: string, status: ItemStatus, callId: string, modelName: string, args: string): OutputItem {
+  const client = request.namespaced.get(modelName);
+  return client === undefined
+    ? { id, type: 'function_call', status, call_id: callId, name: modelName, arguments: args }
+    : { id, type: 'function_call', status, call_id: callId, name: client.name, namespace: client.namespace, arguments: args };
+}
 
 /**
  * OpenAI's `ResponseUsage`, as far as the upstream reported it (the pipeline
@@ -121,7 +129,7 @@ export function toResponse(result: Collected, request: ResponsesRequest): Record
   const calls: OutputItem[] = [];
   for (const part of result.content) {
     if (part.type === 'tool-call' && !part.providerExecuted) {
-      calls.push({ id: newId('fc'), type: 'function_call', status: 'completed', call_id: part.toolCallId, name: part.toolName, arguments: part.input });
+      calls.push(functionCall(request, newId('fc'), 'completed', part.toolCallId, part.toolName, part.input));
     }
   }
   if (text !== '' || calls.length === 0) {

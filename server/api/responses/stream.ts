@@ -2,7 +2,7 @@ import type { LanguageModelV4FinishReason, LanguageModelV4StreamPart, LanguageMo
 import type { ErrorType } from '../../http/errors.ts';
 import { assertFinished } from '../chat/stream.ts';
 import type { StreamEncoder } from '../completion.ts';
-import { echoedFields, finalState, newId, toOutcome, toUsage, type ItemStatus, type OutputItem, type ResponseState } from './response.ts';
+import { echoedFields, finalState, functionCall, newId, toOutcome, toUsage, type ItemStatus, type OutputItem, type ResponseState } from './response.ts';
 import type { ResponsesRequest } from './types.ts';
 
 /** An output item while it streams: its finished form, and the text its deltas added so far. */
@@ -110,7 +110,7 @@ export function responsesStream(request: ResponsesRequest): StreamEncoder {
 
   function openCall(callId: string, name: string): string {
     const out = closeMessage() + closeReasoning();
-    const item: OutputItem = { id: newId('fc'), type: 'function_call', status: 'in_progress', call_id: callId, name, arguments: '' };
+    const item = functionCall(request, newId('fc'), 'in_progress', callId, name, '');
     const open = add(item, 'response.function_call_arguments.delta', '');
     calls.set(callId, open);
     return out + event('response.output_item.added', { output_index: open.index, item });
@@ -121,7 +121,7 @@ export function responsesStream(request: ResponsesRequest): StreamEncoder {
     open.item.arguments = args;
     open.item.status = 'completed';
     return (
-      event('response.function_call_arguments.done', { item_id: open.item.id, output_index: open.index, arguments: args }) +
+      event('response.function_call_arguments.done', { item_id: open.item.id, output_index: open.index, name: open.item.name, arguments: args }) +
       event('response.output_item.done', { output_index: open.index, item: open.item })
     );
   }

@@ -30,6 +30,7 @@ export type MessageItem =
 export interface FunctionCallItem {
   type: 'function_call';
   call_id: string;
+  /** The name the model sees: a namespaced function's `<namespace>__<name>` (see `modelToolName`). */
   name: string;
   arguments: string;
 }
@@ -52,6 +53,20 @@ export interface FunctionTool {
   strict: boolean | null;
 }
 
+/** A `namespace` tool as the Response object echoes it: function tools grouped under a name (an MCP server's, say). */
+export interface NamespaceTool {
+  type: 'namespace';
+  name: string;
+  description: string;
+  tools: FunctionTool[];
+}
+
+/** A function the model may call under another name than the client's: a namespaced function's own name and namespace. */
+export interface ClientToolName {
+  name: string;
+  namespace: string;
+}
+
 export type ToolChoice = 'auto' | 'none' | 'required' | { type: 'function'; name: string };
 
 export type TextFormat =
@@ -66,7 +81,14 @@ export interface ResponsesRequest {
   model: string;
   input: InputItem[];
   instructions: string | null;
-  tools: FunctionTool[];
+  /** The function and namespace tools as sent, echoed by the Response; hosted tools dropped are not among them. */
+  tools: Array<FunctionTool | NamespaceTool>;
+  /** Every function the model is offered, namespaced ones under the names the model sees. */
+  functions: FunctionTool[];
+  /** Model-visible name -> the client's name and namespace, for the functions of namespace tools; empty without them. */
+  namespaced: ReadonlyMap<string, ClientToolName>;
+  /** The types of the hosted tools left out of the upstream call (HOSTED_TOOLS=drop), each once. */
+  droppedTools: string[];
   tool_choice: ToolChoice;
   text: { format: TextFormat };
   max_output_tokens: number | null;

@@ -1,7 +1,8 @@
+import type { Config } from '../../config.ts';
 import { invalidRequest } from '../../http/errors.ts';
 import { assertSchemaDepth } from '../json-depth.ts';
 import { INT32_MAX, MAX_MODEL_ID_LENGTH, modelIdTooLong } from '../limits.ts';
-import type { FunctionTool, InputFile, InputItem, InputText, InputImage, MessageItem, ReasoningEffort, ResponsesRequest, TextFormat, ToolChoice } from './types.ts';
+import type { ClientToolName, FunctionTool, NamespaceTool, InputFile, InputItem, InputText, InputImage, MessageItem, ReasoningEffort, ResponsesRequest, TextFormat, ToolChoice } from './types.ts';
 
 /**
  * Validates a Responses request by hand: its input items are a union whose
@@ -60,33 +61,129 @@ function refuseState(body: Json): void {
 
 const toolName = /^[A-Za-z0-9_-]{1,64}$/;
 
-function parseTools(value: unknown): FunctionTool[] {
-  if (value == null) return [];
+/**
+ * OpenAI's tools that run on OpenAI's servers (or call out from them, `mcp`):
+ * Freeway has nothing to run them with. `tool_search` is here too: Freeway
+ * offers every function up front, deferred or not, so there is nothing to search.
+ */
+const hostedTools: ReadonlySet<string> = new Set([
+  'web_search',
+  'web_search_2025_08_26',
+  'web_search_preview',
+  'web_search_preview_2025_03_11',
+  'file_search',
+  'code_interpreter',
+  'computer',
+  'computer_use',
+  'computer_use_preview',
+  'image_generation',
+  'mcp',
+  'tool_search',
+  'programmatic_tool_calling',
+]);
+
+export interface ResponsesParseOptions {
+  /** HOSTED_TOOLS: leave hosted tools out of the upstream call and say so (`drop`), or refuse the request (`reject`). */
+  readonly hostedTools: Config['hostedTools'];
+}
+
+/**
+ * The name the model sees for a function of a namespace: the namespace and the
+ * name joined by `__` (Codex's MCP namespaces, `mcp__server__`, already end in it).
+ */
+export function modelToolName(namespace: string, name: string): string {
+  return namespace.endsWith('__') ? namespace + name : `${namespace}__${name}`;
+}
+
+function parseFunction(tool: Json, field: string): FunctionTool {
+  const name = string(tool.name, `${field}.name`);
+  if (!toolName.test(name)) fail(`${field}.name`, 'must be 1 to 64 letters, digits, underscores or dashes');
+  const parameters = tool.parameters ?? null;
+  if (parameters !== null && !isObject(parameters)) fail(`${field}.parameters`, `must be object, not ${typeName(parameters)}`);
+  assertSchemaDepth(parameters, `${field}.parameters`);
+  const description = optionalString(tool.description, `${field}.description`);
+  const result: FunctionTool = { type: 'function', name, parameters, strict: optionalBoolean(tool.strict, `${field}.strict`) ?? null };
+  if (description !== undefined) result.description = description;
+  return result;
+}
+
+interface Tools {
+  tools: Array<FunctionTool | NamespaceTool>;
+  functions: FunctionTool[];
+  namespaced: Map<string, ClientToolName>;
+  droppedTools: string[];
+}
+
+const noNamespaces: ReadonlyMap<string, ClientToolName> = new Map();
+
+function parseNamespace(tool: Json, field: string, into: Tools): NamespaceTool {
+  const namespace = string(tool.name, `${field}.name`);
+  if (!toolName.test(namespace)) fail(`${field}.name`, 'must be 1 to 64 letters, digits, underscores or dashes');
+  const members = tool.tools;
+  if (!Array.isArray(members)) fail(`${field}.tools`, members === undefined ? 'is required' : `must be array, not ${typeName(members)}`);
+  const functions = members.map((member, index): FunctionTool => {
+    const at = `${field}.tools.${index}`;
+    if (!isObject(member)) fail(at, `must be object, not ${typeName(member)}`);
+    if (member.type !== 'function') fail(`${at}.type`, `${String(member.type)} tools are not supported in a namespace; Freeway offers only function tools`);
+    const fn = parseFunction(member, at);
+    const visible = modelToolName(namespace, fn.name);
+    if (!toolName.test(visible)) fail(`${at}.name`, `with its namespace (${visible}) must be at most 64 characters, the most a model's tool name may have`);
+    if (into.namespaced.has(visible)) fail(`${at}.name`, `${fn.name} is in namespace ${namespace} twice`);
+    into.namespaced.set(visible, { name: fn.name, namespace });
+    into.functions.push({ ...fn, name: visible });
+    return fn;
+  });
+  return { type: 'namespace', name: namespace, description: optionalString(tool.description, `${field}.description`) ?? '', tools: functions };
+}
+
+function parseTools(value: unknown, options: ResponsesParseOptions): Tools {
+  if (value == null) return { tools: [], functions: [], namespaced: noNamespaces as Map<string, ClientToolName>, droppedTools: [] };
   if (!Array.isArray(value)) fail('tools', `must be array, not ${typeName(value)}`);
-  return value.map((tool, index): FunctionTool => {
+  const result: Tools = { tools: [], functions: [], namespaced: new Map(), droppedTools: [] };
+  for (const [index, tool] of value.entries()) {
     const field = `tools.${index}`;
     if (!isObject(tool)) fail(field, `must be object, not ${typeName(tool)}`);
     const type = string(tool.type, `${field}.type`);
-    if (type !== 'function') {
+    if (type === 'function') {
+      const fn = parseFunction(tool, field);
+      result.tools.push(fn);
+      result.functions.push(fn);
+    } else if (type === 'namespace') {
+      result.tools.push(parseNamespace(tool, field, result));
+    } else if (hostedTools.has(type)) {
+      if (options.hostedTools === 'reject') {
+        fail(`${field}.type`, `${type} is a hosted tool, which Freeway cannot run; it offers only function tools (with HOSTED_TOOLS=drop, the default, hosted tools are left out)`);
+      }
+      // Only the type is kept: the rest (an MCP server's URL and token) goes no further.
+      if (!result.droppedTools.includes(type)) result.droppedTools.push(type);
+    } else {
       fail(`${field}.type`, `${type} tools are not supported; Freeway offers only function tools`);
     }
-    const name = string(tool.name, `${field}.name`);
-    if (!toolName.test(name)) fail(`${field}.name`, 'must be 1 to 64 letters, digits, underscores or dashes');
-    const parameters = tool.parameters ?? null;
-    if (parameters !== null && !isObject(parameters)) fail(`${field}.parameters`, `must be object, not ${typeName(parameters)}`);
-    assertSchemaDepth(parameters, `${field}.parameters`);
-    const description = optionalString(tool.description, `${field}.description`);
-    const result: FunctionTool = { type: 'function', name, parameters, strict: optionalBoolean(tool.strict, `${field}.strict`) ?? null };
-    if (description !== undefined) result.description = description;
-    return result;
-  });
+  }
+  const seen = new Set<string>();
+  for (const fn of result.functions) {
+    if (seen.has(fn.name)) fail('tools', `two functions are offered to the model as ${fn.name}${result.namespaced.has(fn.name) ? ' (a namespaced function\'s name joins its namespace and name with __)' : ''}`);
+    seen.add(fn.name);
+  }
+  if (result.namespaced.size === 0) result.namespaced = noNamespaces as Map<string, ClientToolName>;
+  return result;
 }
 
-function parseToolChoice(value: unknown): ToolChoice {
+function parseToolChoice(value: unknown, namespaced: ReadonlyMap<string, ClientToolName>): ToolChoice {
   if (value == null) return 'auto';
   if (value === 'auto' || value === 'none' || value === 'required') return value;
-  if (isObject(value) && value.type === 'function') return { type: 'function', name: string(value.name, 'tool_choice.name') };
+  if (isObject(value) && value.type === 'function') {
+    const name = string(value.name, 'tool_choice.name');
+    const namespace = optionalString(value.namespace, 'tool_choice.namespace');
+    if (namespace === undefined) return { type: 'function', name };
+    const visible = modelToolName(namespace, name);
+    if (!namespaced.has(visible)) fail('tool_choice', `names ${name} in namespace ${namespace}, which tools do not offer`);
+    return { type: 'function', name: visible };
+  }
   if (isObject(value) && typeof value.type === 'string') {
+    if (hostedTools.has(value.type)) {
+      fail('tool_choice.type', `forces ${value.type}, a hosted tool, which Freeway cannot run; force a function tool, or use auto, none or required`);
+    }
     fail('tool_choice.type', `${value.type} is not supported; use auto, none, required or {"type": "function", "name": ...}`);
   }
   fail('tool_choice', 'must be auto, none, required or {"type": "function", "name": ...}');
@@ -238,14 +335,17 @@ function parseItems(value: unknown, parsed: Parsed): InputItem[] {
       case 'message':
         items.push(parseMessage(item, field, parsed));
         break;
-      case 'function_call':
+      case 'function_call': {
+        const name = string(item.name, `${field}.name`);
+        const namespace = optionalString(item.namespace, `${field}.namespace`);
         items.push({
           type: 'function_call',
           call_id: string(item.call_id, `${field}.call_id`),
-          name: string(item.name, `${field}.name`),
+          name: namespace === undefined ? name : modelToolName(namespace, name),
           arguments: string(item.arguments, `${field}.arguments`),
         });
         break;
+      }
       case 'function_call_output':
         items.push({ type: 'function_call_output', call_id: string(item.call_id, `${field}.call_id`), output: parseToolOutput(item.output, `${field}.output`) });
         break;
@@ -262,7 +362,7 @@ function parseItems(value: unknown, parsed: Parsed): InputItem[] {
 }
 
 /** Checks a parsed body; throws a 400 naming the first bad field. */
-export function parseResponsesRequest(body: unknown): ResponsesRequest {
+export function parseResponsesRequest(body: unknown, options: ResponsesParseOptions = { hostedTools: 'drop' }): ResponsesRequest {
   if (!isObject(body)) fail('body', `must be object, not ${typeName(body)}`);
   refuseState(body);
   if (body.model === undefined) fail('model', 'is required');
@@ -271,12 +371,16 @@ export function parseResponsesRequest(body: unknown): ResponsesRequest {
   if (model.length > MAX_MODEL_ID_LENGTH) fail('model', modelIdTooLong);
   const parsed: Parsed = { hasImages: false, hasDocuments: false };
   const input = parseItems(body.input, parsed);
+  const tools = parseTools(body.tools, options);
   return {
     model,
     input,
     instructions: optionalString(body.instructions, 'instructions') ?? null,
-    tools: parseTools(body.tools),
-    tool_choice: parseToolChoice(body.tool_choice),
+    tools: tools.tools,
+    functions: tools.functions,
+    namespaced: tools.namespaced,
+    droppedTools: tools.droppedTools,
+    tool_choice: parseToolChoice(body.tool_choice, tools.namespaced),
     text: { format: parseTextFormat(body.text) },
     max_output_tokens: optionalNumber(body.max_output_tokens, 'max_output_tokens', 1, INT32_MAX, true),
     reasoning_effort: parseReasoningEffort(body.reasoning),

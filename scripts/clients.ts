@@ -1,0 +1,254 @@
+/**
+ * `npm run clients`: the coding agents people point at Freeway, run for real
+ * against Freeway and a fake provider, all on 127.0.0.1.
+ *
+ * Installs Codex CLI (`@openai/codex`), Claude Code (`@anthropic-ai/claude-code`)
+ * and opencode (`opencode-ai`) on demand into a cache folder (not into
+ * Freeway's dependencies), starts a fake Cerebras (OpenAI-compatible) on
+ * 127.0.0.1 and Freeway in front of it, configures each client as
+ * docs/clients.md says, and runs one prompt that needs a shell-tool round trip:
+ * the fake provider asks the client's shell tool to `echo` a nonce, and answers
+ * `ROUND TRIP OK <nonce>` only once the tool's output with the nonce came back.
+ * A client passes when it prints that answer. Each run is bounded
+ * (CLIENT_TIMEOUT_MS, 180 s) and the script stops itself.
+ *
+ *   npm run clients                 # all three
+ *   npm run clients -- codex        # some of them: codex, claude, opencode
+ *   CLIENTS_DIR=/path npm run clients   # where the CLIs are installed (default node_modules/.cache/freeway-clients)
+ */
+import { execFile, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import type { ServerResponse } from 'node:http';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { startFreeway, type RunningFreeway } from '../test/support/freeway.ts';
+import { openAISSE, startUpstream, usage, type SeenRequest } from '../test/support/upstream.ts';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const clientsDir = process.env.CLIENTS_DIR ?? join(root, 'node_modules/.cache/freeway-clients');
+const timeoutMs = Number(process.env.CLIENT_TIMEOUT_MS ?? 180_000);
+const run = promisify(execFile);
+
+/** The versions this script was last run with (docs/clients.md quotes the results); `CLIENT_VERSIONS=latest` takes the newest. */
+const pinned: Readonly<Record<string, string>> = { '@openai/codex': '0.169.0', '@anthropic-ai/claude-code': '2.1.197', 'opencode-ai': '1.18.33' };
+
+/** A Cerebras-shaped key: the fake provider ignores it, Freeway only needs one. */
+const cerebrasKey = 'csk-clients0000000000000000000000000000000000000000';
+
+interface Client {
+  readonly id: 'codex' | 'claude' | 'opencode';
+  readonly pkg: string;
+  readonly bin: string;
+  /** Writes the client's configuration under `home` and returns how to run `prompt`. */
+  prepare(home: string, freeway: RunningFreeway, prompt: string): Promise<{ args: string[]; env: Record<string, string>; cwd: string }>;
+}
+
+/*
+ * The shell tools the clients offer and how each takes a command (read from
+ * what they sent: Codex 0.169 `exec_command` {cmd}, older Codex `shell`
+ * {command: [..]} and `shell_command` {command}; Claude Code `Bash` {command};
+ * opencode `bash` {command, description}).
+ */
+const shellTools: ReadonlyArray<readonly [name: string, args: (command: string) => Record<string, unknown>]> = [
+  ['exec_command', (command) => ({ cmd: command })],
+  ['shell_command', (command) => ({ command })],
+  ['shell', (command) => ({ command: ['bash', '-lc', command] })],
+  ['Bash', (command) => ({ command, description: 'Print the test nonce' })],
+  ['bash', (command) => ({ command, description: 'Print the test nonce' })],
+];
+
+interface ChatMessage {
+  role: string;
+  content?: unknown;
+  tool_calls?: unknown[];
+}
+
+const textOf = (content: unknown): string =>
+  typeof content === 'string' ? content : Array.isArray(content) ? content.map((part) => (part as { text?: string }).text ?? '').join('') : '';
+
+/** The fake provider: a shell call while the nonce has not come back from a tool, then the answer. */
+function fakeProvider(nonce: string) {
+  let calls = 0;
+  return (req: SeenRequest, res: ServerResponse): void => {
+    const body = req.body ?? {};
+    const messages = (body.messages ?? []) as ChatMessage[];
+    const tools = ((body.tools ?? []) as Array<{ function: { name: string } }>).map((tool) => tool.function.name);
+    const asked = messages.some((message) => message.role === 'user' && textOf(message.content).includes(nonce));
+    const echoed = messages.some((message) => message.role === 'tool' && textOf(message.content).includes(`nonce-${nonce}`));
+    const shell = shellTools.find(([name]) => tools.includes(name));
+    let reply: Record<string, unknown>[];
+    if (asked && echoed) reply = [{ choices: [{ index: 0, delta: { role: 'assistant', content: `ROUND TRIP OK ${nonce}` }, finish_reason: null }] }];
+    else if (asked && shell) {
+      const [name, args] = shell;
+      calls += 1;
+      const call = { index: 0, id: `call_${nonce}_${calls}`, type: 'function', function: { name, arguments: JSON.stringify(args(`echo nonce-${nonce}`)) } };
+      reply = [{ choices: [{ index: 0, delta: { role: 'assistant', tool_calls: [call] }, finish_reason: null }] }];
+      openAISSE(res, [...reply, { choices: [{ index: 0, delta: {}, finish_reason: 'tool_calls' }], usage }]);
+      return;
+    } else reply = [{ choices: [{ index: 0, delta: { role: 'assistant', content: 'Hello from the fake provider.' }, finish_reason: null }] }];
+    if (body.stream !== true) {
+      const content = (reply[0] as { choices: Array<{ delta: { content: string } }> }).choices[0]?.delta.content;
+      const text = JSON.stringify({ id: 'chatcmpl-fake', object: 'chat.completion', created: 1, model: String(body.model), choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }], usage });
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(text);
+      return;
+    }
+    openAISSE(res, [...reply, { choices: [{ index: 0, delta: {}, finish_reason: 'stop' }], usage }]);
+  };
+}
+
+/** The folder a client runs in: empty, and not a git repository. */
+async function workDir(home: string): Promise<string> {
+  const cwd = join(home, 'work');
+  await mkdir(cwd);
+  return cwd;
+}
+
+const clients: readonly Client[] = [
+  {
+    id: 'codex',
+    pkg: '@openai/codex',
+    bin: 'codex',
+    async prepare(home, freeway, prompt) {
+      // docs/clients.md's config.toml, with Freeway's address.
+      await writeFile(
+        join(home, 'config.toml'),
+        `model = "free:tool-use"
+model_provider = "freeway"
+
+[model_providers.freeway]
+name = "Freeway"
+base_url = "${freeway.url}/v1"
+wire_api = "responses"
+env_http_headers = { "X-Cerebras-Key" = "CEREBRAS_API_KEY" }
+`,
+      );
+      const cwd = await workDir(home);
+      return { args: ['exec', '--skip-git-repo-check', prompt], env: { CODEX_HOME: home, CEREBRAS_API_KEY: cerebrasKey }, cwd };
+    },
+  },
+  {
+    id: 'claude',
+    pkg: '@anthropic-ai/claude-code',
+    bin: 'claude',
+    async prepare(home, freeway, prompt) {
+      const cwd = await workDir(home);
+      return {
+        args: ['-p', prompt, '--allowedTools', 'Bash(echo:*)'],
+        env: {
+          HOME: home,
+          ANTHROPIC_BASE_URL: freeway.url,
+          ANTHROPIC_AUTH_TOKEN: 'unused',
+          ANTHROPIC_CUSTOM_HEADERS: `X-Cerebras-Key: ${cerebrasKey}`,
+          CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+        },
+        cwd,
+      };
+    },
+  },
+  {
+    id: 'opencode',
+    pkg: 'opencode-ai',
+    bin: 'opencode',
+    async prepare(home, freeway, prompt) {
+      const cwd = await workDir(home);
+      const config = {
+        $schema: 'https://opencode.ai/config.json',
+        provider: {
+          freeway: {
+            npm: '@ai-sdk/openai-compatible',
+            name: 'Freeway',
+            options: { baseURL: `${freeway.url}/v1`, apiKey: 'unused', headers: { 'X-Cerebras-Key': '{env:CEREBRAS_API_KEY}' } },
+            models: { 'free:tool-use': { name: 'Freeway free:tool-use' } },
+          },
+        },
+        model: 'freeway/free:tool-use',
+        // `opencode run` asks before a bash command; there is nobody to answer here.
+        permission: { bash: 'allow' },
+      };
+      await writeFile(join(cwd, 'opencode.json'), JSON.stringify(config, null, 2));
+      return { args: ['run', prompt], env: { CEREBRAS_API_KEY: cerebrasKey, HOME: home, XDG_CONFIG_HOME: join(home, '.config'), XDG_DATA_HOME: join(home, '.local/share'), XDG_CACHE_HOME: join(home, '.cache') }, cwd };
+    },
+  },
+];
+
+async function ensureInstalled(chosen: readonly Client[]): Promise<void> {
+  const missing = chosen.filter((client) => !existsSync(join(clientsDir, 'node_modules/.bin', client.bin)));
+  if (missing.length === 0) return;
+  const latest = process.env.CLIENT_VERSIONS === 'latest';
+  const specs = missing.map((client) => (latest ? client.pkg : `${client.pkg}@${pinned[client.pkg]}`));
+  process.stdout.write(`installing ${specs.join(' ')} into ${clientsDir}\n`);
+  await mkdir(clientsDir, { recursive: true });
+  await run('npm', ['install', '--prefix', clientsDir, '--no-audit', '--no-fund', '--no-save', ...specs], { maxBuffer: 16 * 1024 * 1024 });
+}
+
+/** The installed package's version (its package.json; some CLIs take 20 s to answer --version without a network). */
+async function versionOf(client: Client): Promise<string> {
+  try {
+    const manifest = JSON.parse(await readFile(join(clientsDir, 'node_modules', client.pkg, 'package.json'), 'utf8')) as { version?: string };
+    return `${client.pkg}@${manifest.version ?? '?'}`;
+  } catch {
+    return `${client.pkg}@?`;
+  }
+}
+
+/** Runs a client to its end or to the timeout; its output, its exit code (null when killed). */
+function runClient(bin: string, args: string[], env: Record<string, string>, cwd: string): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(bin, args, { cwd, env: { PATH: process.env.PATH ?? '', TERM: 'dumb', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    const keep = (chunk: Buffer): void => {
+      if (output.length < 1_000_000) output += chunk.toString('utf8');
+    };
+    child.stdout.on('data', keep);
+    child.stderr.on('data', keep);
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, output });
+    });
+  });
+}
+
+async function main(): Promise<void> {
+  const wanted = process.argv.slice(2);
+  const chosen = wanted.length === 0 ? clients : clients.filter((client) => wanted.includes(client.id));
+  if (chosen.length === 0) throw new Error(`unknown client: ${wanted.join(' ')} (codex, claude, opencode)`);
+  await ensureInstalled(chosen);
+  const results: string[] = [];
+  let failed = 0;
+  for (const client of chosen) {
+    const nonce = randomBytes(6).toString('hex');
+    const upstream = await startUpstream(fakeProvider(nonce));
+    const freeway = await startFreeway({ env: { CEREBRAS_BASE_URL: upstream.url } });
+    const home = await mkdtemp(join(tmpdir(), `freeway-${client.id}-`));
+    try {
+      const prompt = `Run the shell command \`echo nonce-${nonce}\` and tell me what it printed. (${nonce})`;
+      const { args, env, cwd } = await client.prepare(home, freeway, prompt);
+      const started = Date.now();
+      const { code, output } = await runClient(join(clientsDir, 'node_modules/.bin', client.bin), args, env, cwd);
+      const seconds = ((Date.now() - started) / 1000).toFixed(1);
+      const passed = code === 0 && output.includes(`ROUND TRIP OK ${nonce}`);
+      const dropped = freeway.logs.filter((line) => line.includes('"note"')).length;
+      const line = `${client.id} ${await versionOf(client)}: ${passed ? 'PASS' : 'FAIL'} in ${seconds} s (exit ${code}, ${upstream.requests.length} provider calls${dropped ? `, ${dropped} with hosted tools dropped` : ''})`;
+      results.push(line);
+      process.stdout.write(`${line}\n`);
+      if (!passed) {
+        failed += 1;
+        process.stdout.write(`--- ${client.id} output (last 3000 characters) ---\n${output.slice(-3000)}\n--- Freeway log (last 10 lines) ---\n${freeway.logs.slice(-10).join('\n')}\n`);
+      }
+    } finally {
+      await freeway.close();
+      await upstream.close();
+      await rm(home, { recursive: true, force: true });
+    }
+  }
+  process.stdout.write(`\n${results.join('\n')}\n`);
+  process.exitCode = failed === 0 ? 0 : 1;
+}
+
+await main();
