@@ -251,10 +251,14 @@ async function loadModels() {
   const chosen = picker.value || 'free:auto';
   picker.replaceChildren();
   const aliases = models.filter((model) => model.owned_by === 'freeway');
+  // The playground chats: embedding and transcription models and aliases, and what the keys cannot use now, are left out.
+  const chats = (model) => !model.capabilities.includes('embedding') && !model.capabilities.includes('transcription');
   const aliasGroup = el('optgroup', { label: 'Aliases' });
-  for (const alias of aliases) aliasGroup.append(el('option', { value: alias.id, text: alias.id }));
+  for (const alias of aliases) if (chats(alias)) aliasGroup.append(el('option', { value: alias.id, text: alias.id }));
   const modelGroup = el('optgroup', { label: 'Models' });
-  for (const model of models) if (model.owned_by !== 'freeway' && !model.deprecated) modelGroup.append(el('option', { value: model.id, text: model.id }));
+  for (const model of models) {
+    if (model.owned_by !== 'freeway' && !model.deprecated && model.available !== false && chats(model)) modelGroup.append(el('option', { value: model.id, text: model.id }));
+  }
   picker.append(aliasGroup, modelGroup);
   picker.value = chosen;
   const aliasFilter = $('alias-filter');

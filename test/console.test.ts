@@ -44,8 +44,8 @@ describe('the console at GET /', function () {
   it('CONSOLE=off: / is the JSON 404 as before', async function () {
     const off = await startFreeway({ env: { CONSOLE: 'off' } });
     try {
-      await expectError(await fetch(`${off.url}/`), 404, 'invalid_request_error', 'Unknown route: GET /');
-      await expectError(await fetch(`${off.url}/console/console.js`), 404, 'invalid_request_error', 'Unknown route: GET /console/console.js');
+      await expectError(await fetch(`${off.url}/`), 404, 'invalid_request_error', "Unknown route: GET /. Freeway serves GET /v1/models (the models), GET /health (the providers' health) and the APIs under /v1; its README describes them.");
+      await expectError(await fetch(`${off.url}/console/console.js`), 404, 'invalid_request_error', "Unknown route: GET /console/console.js. Freeway serves GET /v1/models (the models), GET /health (the providers' health) and the APIs under /v1; its README describes them.");
     } finally {
       await off.close();
     }

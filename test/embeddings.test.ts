@@ -368,7 +368,7 @@ describe('embeddings: POST /v1/embeddings', function () {
         body: JSON.stringify({ model: 'nvidia/baai/bge-m3', input: 'x' }),
       });
       const reply = await expectError(res, 502, 'freeway_provider_error');
-      expect(reply.message).to.match(/^Provider failed: nvidia: 401 /);
+      expect(reply.message).to.match(/^Provider failed: nvidia: the provider refused the key \(401 /);
       expect(reply.text).to.not.include(key);
     });
   });

@@ -96,7 +96,7 @@ describe('live model lists per key', () => {
     const res = await chat(freeway, 'free:auto', groqHeader(key));
     expect(res.status).to.equal(502);
     expect(chatModels(upstream.requests)).to.deep.equal(['chat-live-one']);
-    await expectErrorLike(await chat(freeway, 'groq/whisper-large-v3', groqHeader(key)), 404, 'invalid_request_error', /Unknown model: groq\/whisper-large-v3/);
+    await expectErrorLike(await chat(freeway, 'groq/whisper-large-v3', groqHeader(key)), 400, 'invalid_request_error', /^groq\/whisper-large-v3 is a transcription model, not a chat model: use it with POST \/v1\/audio\/transcriptions\.$/);
   });
 
   it('serves a pinned model the plugin does not know when the key lists it, and lists it in /v1/models and /v1/models/{id}', async () => {
@@ -306,7 +306,7 @@ describe('learning from answers', () => {
     upstream.handle(provider(() => listed, (_model, _req, res) => json(res, 402, noCredit)));
     const freeway = await start({ NO_CREDIT_WAIT_MS: '7200000' });
     const first = await chat(freeway, 'free:auto', groqHeader(key));
-    await expectErrorLike(first, 502, 'freeway_all_providers_failed', /^All providers failed: groq: 402 /);
+    await expectErrorLike(first, 502, 'freeway_all_providers_failed', /^All providers failed: groq: the provider refused the key: it has no credit left \(402 .*\): add credit or fix X-Groq-Key$/);
     expect(chatModels(upstream.requests)).to.have.length(1);
 
     const health = (await (await fetch(`${freeway.url}/health`, { headers: groqHeader(key) })).json()) as { providers: Record<string, { state: string; retryAfter?: number }> };
@@ -314,7 +314,7 @@ describe('learning from answers', () => {
     expect(health.providers.groq?.retryAfter).to.be.within(7190, 7200);
 
     upstream.requests.length = 0;
-    await expectErrorLike(await chat(freeway, 'free:auto', groqHeader(key)), 502, 'freeway_all_providers_failed', /^All providers failed: groq: no credit, retry after 7\d{3}s \(402 /);
+    await expectErrorLike(await chat(freeway, 'free:auto', groqHeader(key)), 502, 'freeway_all_providers_failed', /^All providers failed: groq: the provider refused the key earlier: it has no credit left \(.*402.*\): add credit or fix X-Groq-Key$/);
     expect(chatModels(upstream.requests)).to.deep.equal([]);
   });
 });
@@ -330,7 +330,7 @@ describe('curated models that are not chat models', () => {
       expect(freeway.catalog.aliases.every((alias) => alias.models.every((model) => model.spec.id !== embedding.id))).to.equal(true);
       await chat(freeway, 'free:auto', groqHeader(key));
       expect(chatModels(upstream.requests)).to.not.include(embedding.id);
-      await expectErrorLike(await chat(freeway, `groq/${embedding.id}`, groqHeader(key)), 400, 'invalid_request_error', /^groq\/nomic-embed-text-v1\.5 is an embedding model, not a chat model\.$/);
+      await expectErrorLike(await chat(freeway, `groq/${embedding.id}`, groqHeader(key)), 400, 'invalid_request_error', /^groq\/nomic-embed-text-v1\.5 is an embedding model, not a chat model: use it with POST \/v1\/embeddings\.$/);
     } finally {
       await freeway.close();
       await upstream.close();

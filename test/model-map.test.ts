@@ -13,7 +13,13 @@ import { postChat } from './support/http.ts';
 import { keyHeaders } from './support/keys.ts';
 import { openaiClient } from './support/suite.ts';
 import { postResponses } from './support/responses.ts';
+import { currentModels } from './support/current-models.ts';
 import { openAIText, startUpstream, type FakeUpstream } from './support/upstream.ts';
+
+const [, CEREBRAS_SECOND] = currentModels('cerebras') as [string, string];
+const CEREBRAS_FIRST_TOOL_USE = (await providerPlugins())
+  .find((plugin) => plugin.id === 'cerebras')
+  ?.models.find((model) => !model.deprecated && model.capabilities.includes('tool-use'))?.id as string;
 
 const headers = keyHeaders('cerebras');
 
@@ -32,11 +38,11 @@ describe('MODEL_MAP', function () {
     upstream.requests.length = 0;
   });
 
-  describe("MODEL_MAP='gpt-4o=free:auto,o3*=cerebras/qwen3-32b,claude-*=cerebras/llama-3.1-8b'", function () {
+  describe(`MODEL_MAP='gpt-4o=free:auto,o3*=cerebras/<second model>,claude-*=cerebras/<second model>'`, function () {
     let freeway: RunningFreeway;
     before(async function () {
       freeway = await startFreeway({
-        env: { CEREBRAS_BASE_URL: upstream.url, MODEL_MAP: 'gpt-4o=free:auto,o3*=cerebras/qwen3-32b,claude-*=cerebras/llama-3.1-8b' },
+        env: { CEREBRAS_BASE_URL: upstream.url, MODEL_MAP: `gpt-4o=free:auto,o3*=cerebras/${CEREBRAS_SECOND},claude-*=cerebras/${CEREBRAS_SECOND}` },
       });
     });
     after(() => freeway.close());
@@ -67,19 +73,19 @@ describe('MODEL_MAP', function () {
     it('globs match the whole name: o3-mini and o3 go to their pinned target', async function () {
       const chat = await postChat(freeway.url, { model: 'o3-mini', messages: [{ role: 'user', content: 'Hi' }] }, headers);
       expect(chat.status, JSON.stringify(chat.json)).to.equal(200);
-      expect(chat.headers.get('x-freeway-model')).to.equal('cerebras/qwen3-32b');
+      expect(chat.headers.get('x-freeway-model')).to.equal(`cerebras/${CEREBRAS_SECOND}`);
       const responses = await postResponses(freeway.url, { model: 'o3', input: 'Hi' }, headers);
-      expect(responses.headers.get('x-freeway-model')).to.equal('cerebras/qwen3-32b');
+      expect(responses.headers.get('x-freeway-model')).to.equal(`cerebras/${CEREBRAS_SECOND}`);
       expect(responses.json.model).to.equal('o3');
     });
 
     it('on /v1/messages ANTHROPIC_MODEL_MAP (its default sends claude-* to free:tool-use) wins over MODEL_MAP', async function () {
       const { response } = await anthropicClient(freeway).messages.create({ model: 'claude-sonnet-4-6', max_tokens: 50, messages: [{ role: 'user', content: 'Hi' }] }).withResponse();
-      // MODEL_MAP would have pinned cerebras/llama-3.1-8b; the alias free:tool-use tries cerebras models in catalog order.
-      expect(response.headers.get('x-freeway-model')).to.equal('cerebras/llama-3.3-70b');
+      // MODEL_MAP would have pinned Cerebras's second model; the alias free:tool-use tries cerebras models in catalog order.
+      expect(response.headers.get('x-freeway-model')).to.equal(`cerebras/${CEREBRAS_FIRST_TOOL_USE}`);
       // Where ANTHROPIC_MODEL_MAP does not apply, MODEL_MAP does.
       const chat = await postChat(freeway.url, { model: 'claude-sonnet-4-6', messages: [{ role: 'user', content: 'Hi' }] }, headers);
-      expect(chat.headers.get('x-freeway-model')).to.equal('cerebras/llama-3.1-8b');
+      expect(chat.headers.get('x-freeway-model')).to.equal(`cerebras/${CEREBRAS_SECOND}`);
     });
 
     it('a catalog id is used as it is, never mapped', async function () {

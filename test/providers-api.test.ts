@@ -148,7 +148,7 @@ describe('GET /v1/providers', function () {
     const key = keyFor('google', 'invalid');
     const body = await get('?check=1', { 'X-Google-Key': key });
     expect(provider(body, 'google').keys?.[0]?.state).to.equal('invalid_key');
-    expect(upstream.requests.map((req) => [req.path, req.headers['x-goog-api-key']])).to.deep.equal([['/google/models', key]]);
+    expect(upstream.requests.map((req) => [req.path, req.headers['x-goog-api-key']])).to.deep.equal([['/google/models?pageSize=1000', key]]);
   });
 
   it('a 402 is no_credit; a 429 is rate_limited with its wait', async function () {
@@ -268,6 +268,31 @@ describe('GET /v1/providers', function () {
     expect(entry?.state).to.equal('unchecked');
     expect(entry?.check?.status).to.equal('failed');
     expect(entry?.check?.message).to.include('503 Service Unavailable');
+  });
+
+  it('with MODELS_LIVE=on, what a key can use is its live list: the listed chat models and the aliases they join', async function () {
+    // Groq's listing as https://console.groq.com/docs/api-reference#models-list documents it: one current curated
+    // model, one model the plugin does not know (free on Groq's free plan), and a Whisper model, never counted for chat.
+    const curated = (await providerPlugins()).find((plugin) => plugin.id === 'groq')?.models.find((model) => !model.deprecated && model.capabilities.includes('reasoning'));
+    if (!curated) throw new Error('groq has no current reasoning model');
+    const listed = [curated.id, 'vendor/brand-new-free-model', 'whisper-large-v3'];
+    const live = await startUpstream((req, res) => {
+      if (req.path.endsWith('/models')) {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ object: 'list', data: listed.map((id) => ({ id, object: 'model', owned_by: 'Groq', active: true, context_window: 8192 })) }));
+      } else res.writeHead(500).end();
+    });
+    const on = await startFreeway({ plugins: await checkablePlugins(), env: { GROQ_BASE_URL: live.url, MODELS_LIVE: 'on', MODELS_FIRST_WAIT_MS: '5000' }, now: () => clock });
+    try {
+      const body = await get('', { 'X-Groq-Key': keyFor('groq', 'good') }, on);
+      const [entry] = provider(body, 'groq').keys ?? [];
+      expect(entry?.usableModels, 'the curated model and the unknown free one; not Whisper').to.equal(2);
+      expect(entry?.usableAliases).to.deep.equal(['free:auto', ...(['fast', 'reasoning', 'long-context', 'vision', 'tool-use'] as const).filter((capability) => curated.capabilities.includes(capability)).map((capability) => `free:${capability}`)]);
+      expect(live.requests.map((req) => req.path)).to.deep.equal(['/models']);
+    } finally {
+      await on.close();
+      await live.close();
+    }
   });
 
   it('bad input is a 400 naming the header and the key\'s position', async function () {

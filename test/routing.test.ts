@@ -289,9 +289,9 @@ describe('routing and failover', () => {
       const line = logLine(freeway, /POST \/v1\/chat\/completions 400/);
       expect(line.level).to.equal(30);
       expect(line.reason).to.equal(res.json.error.message);
-      const unknown = await fetch(`${freeway.url}/`);
+      const unknown = await fetch(`${freeway.url}/v2/chat`);
       expect(unknown.status).to.equal(404);
-      expect(logLine(freeway, /GET \/ 404/).reason).to.match(/^Unknown route: GET \/\. Freeway serves GET \/v1\/models/);
+      expect(logLine(freeway, /GET \/v2\/chat 404/).reason).to.match(/^Unknown route: GET \/v2\/chat\. Freeway serves GET \/v1\/models/);
     });
 
     it("an upstream's 4xx is logged by its status and error type, never its words (which may quote the input)", async () => {

@@ -1,38 +1,21 @@
 import type { ServerResponse } from 'node:http';
-import { kindFromId, openAIModelListing } from '../../providers/openai-compatible.ts';
-import type { ErrorFixture, ModelListing, ProviderPlugin } from '../../providers/types.ts';
+import type { ErrorFixture, ProviderPlugin } from '../../providers/types.ts';
 import { providerFixtures, providerPlugins } from './plugins.ts';
 import { testKeys } from './keys.ts';
 import { json, type SeenRequest } from './upstream.ts';
 
 /*
- * Test plugins for key checks: the discovered plugins, with a model listing or a
- * key check declared on three of them as their providers document one, so that
- * their own error tables read the answers:
- * - groq: GET {base}/models, OpenAI's list (https://console.groq.com/docs/models, read 2026-11-25);
- * - google: GET {base}/models (https://ai.google.dev/api/models#method:-models.list, read 2026-11-25);
- * - openrouter: GET {base}/key, since its listing answers any key
- *   (https://openrouter.ai/docs/api-reference/limits, "Checking Your Limits", read 2026-11-25).
- * Every other plugin declares neither, as in this branch.
+ * Plugins for the key-check tests: the discovered plugins, each checked as its own
+ * `listing` or `keyCheck` says (OpenRouter at its key endpoint, since its listing
+ * answers any key), and one of them, Cohere, stripped of both, to stand for a
+ * provider that documents no call a key can be checked with.
  */
-const openAIList = openAIModelListing('https://console.groq.com/docs/models', (entry) => ({ id: entry.id, kind: kindFromId(entry.id), free: true }));
-
-const googleList: ModelListing = {
-  source: 'https://ai.google.dev/api/models#method:-models.list',
-  url: (baseURL, _key, page) => `${baseURL}/models${page ? `?pageToken=${encodeURIComponent(page)}` : ''}`,
-  read: () => ({ models: [] }),
-};
-
 const additions: Readonly<Record<string, Partial<ProviderPlugin>>> = {
-  groq: { listing: openAIList },
-  google: { listing: googleList },
-  openrouter: {
-    listing: openAIList,
-    keyCheck: { source: 'https://openrouter.ai/docs/api-reference/limits', url: (baseURL) => `${baseURL}/key` },
-  },
+  cohere: { listing: undefined, keyCheck: undefined },
 };
 
-export const CHECKABLE = Object.keys(additions);
+/** Providers whose keys the tests check. */
+export const CHECKABLE = ['groq', 'google', 'openrouter'];
 
 export async function checkablePlugins(): Promise<ProviderPlugin[]> {
   return (await providerPlugins()).map((plugin) => ({ ...plugin, ...additions[plugin.id] }) as ProviderPlugin);
