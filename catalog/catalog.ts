@@ -120,9 +120,18 @@ function familyOf(model: CatalogModel): ModelFamily | undefined {
   return model.embedding?.family ?? model.transcription?.family;
 }
 
+const tierRanks: Readonly<Record<Tier, number>> = { free: 0, 'free with limits': 0, 'trial credit': 1, 'paid only': 2 };
+
+/**
+ * Free tiers first: a provider whose free offer is a trial credit comes after every free one, and a paid-only
+ * provider (whose key the caller sent, so it is used) last, whatever their priority or speed, so that an alias
+ * spends money only when nothing free could answer.
+ */
+export const tierRank = (provider: ProviderPlugin): number => tierRanks[provider.tier.tier];
+
 /** Turns the loaded plugins into the model catalog. Runs once at start-up. */
 export function buildCatalog(plugins: readonly ProviderPlugin[], created = Math.floor(Date.now() / 1000)): Catalog {
-  const providers = [...plugins].sort((a, b) => a.priority - b.priority || a.id.localeCompare(b.id));
+  const providers = [...plugins].sort((a, b) => tierRank(a) - tierRank(b) || a.priority - b.priority || a.id.localeCompare(b.id));
   const models: CatalogModel[] = [];
   const embeddingModels: CatalogModel[] = [];
   const transcriptionModels: CatalogModel[] = [];

@@ -1,4 +1,4 @@
-import type { Alias, CatalogModel } from '../../catalog/catalog.ts';
+import { tierRank, type Alias, type CatalogModel } from '../../catalog/catalog.ts';
 import type { Capability } from '../../providers/types.ts';
 import type { Config } from '../config.ts';
 import { HttpError, invalidRequest } from '../http/errors.ts';
@@ -251,6 +251,14 @@ const loggedFailure = (failure: Failure): string => `${failure.label}${failure.e
 /** A 400 that passes on what an upstream said of the request; the log line gets `logReason`, without the upstream's words. */
 const upstreamRejection = (message: string, logReason: string): HttpError => new HttpError(400, 'invalid_request_error', message, undefined, logReason);
 
+/** How many candidates, from the first, share the first one's tier. */
+function countSameTier(ready: readonly Candidate[]): number {
+  const first = tierRank((ready[0] as Candidate).model.provider);
+  let count = 1;
+  while (count < ready.length && tierRank((ready[count] as Candidate).model.provider) === first) count += 1;
+  return count;
+}
+
 export function createRouter(deps: RouterDeps): Router {
   const { config, health, hashKey, latency, redact } = deps;
   const random = deps.random ?? Math.random;
@@ -377,10 +385,12 @@ export function createRouter(deps: RouterDeps): Router {
       ready.push({ model, key: first.key, healthId: first.healthId, tier: first.tier, keyPosition: first.position, keyCount: count, order, ms });
     });
     // A half-open key keeps its place: the request that reaches it is its probe.
-    ready.sort((a, b) => a.ms - b.ms || a.order - b.order);
-    if (config.routing === 'latency' && ready.length > 1 && random() < config.exploreShare) {
-      // Keep the estimates of the others fresh: now and then one of them goes first.
-      const pick = 1 + Math.floor(random() * (ready.length - 1));
+    // Free tiers before trial credit before paid only (catalog order), then the fastest.
+    ready.sort((a, b) => tierRank(a.model.provider) - tierRank(b.model.provider) || a.ms - b.ms || a.order - b.order);
+    const sameTier = ready.length > 1 ? countSameTier(ready) : 1;
+    if (config.routing === 'latency' && sameTier > 1 && random() < config.exploreShare) {
+      // Keep the estimates of the others fresh: now and then one of them goes first, never one of a costlier tier.
+      const pick = 1 + Math.floor(random() * (sameTier - 1));
       const [explored] = ready.splice(pick, 1);
       if (explored) ready.unshift(explored);
     }
