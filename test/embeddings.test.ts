@@ -395,6 +395,32 @@ describe('embeddings: POST /v1/embeddings', function () {
   });
 });
 
+describe('embeddings with live model lists (MODELS_LIVE=on, the default)', function () {
+  it('free:embed is served when the keys\' listings succeed: a listing adds no model to a family', async function () {
+    // NVIDIA's and DeepInfra's GET /models answer in OpenAI's list format; both list their bge-m3 and a chat model.
+    const upstream = await startUpstream((req, res) => {
+      if (req.method === 'GET' && req.path.endsWith('/models')) {
+        json(res, 200, { object: 'list', data: ['baai/bge-m3', 'BAAI/bge-m3', 'some/chat-model'].map((id) => ({ id, object: 'model', owned_by: 'x' })) });
+      } else if (providerOf(req) === 'baai/bge-m3') json(res, 503, { status: 503, title: 'Service Unavailable', detail: 'busy' });
+      else openAIEmbeddings(res, req);
+    });
+    const freeway = await startFreeway({ env: { NVIDIA_BASE_URL: upstream.url, DEEPINFRA_BASE_URL: upstream.url, MODELS_LIVE: 'on', MODELS_FIRST_WAIT_MS: '5000' } });
+    try {
+      const client = openaiClient(freeway, keyHeaders('nvidia', 'deepinfra'));
+      for (let i = 0; i < 2; i++) {
+        const { data: result, response } = await client.embeddings.create({ model: 'free:embed', input: ['q'] }).withResponse();
+        expect(response.headers.get('x-freeway-model')).to.equal('deepinfra/BAAI/bge-m3');
+        expect(result.data[0]?.embedding).to.deep.equal(vectorOf('q', 3));
+      }
+      const embedCalls = upstream.requests.filter((req) => req.method === 'POST').map(providerOf);
+      expect(embedCalls.every((provider) => provider === 'baai/bge-m3' || provider === 'BAAI/bge-m3'), embedCalls.join()).to.equal(true);
+    } finally {
+      await freeway.close();
+      await upstream.close();
+    }
+  });
+});
+
 describe('embeddings: BODY_LIMIT bounds the request', function () {
   let freeway: RunningFreeway;
   before(async function () {

@@ -323,7 +323,8 @@ export function createRouter(deps: RouterDeps): Router {
       hashed.set(id, poolIds);
       ids.push(...poolIds);
       // Live lists, for an alias: the listings that are due start now; a key's first one is waited for, briefly.
-      if (!knowledge || pinned || !model.provider.listing) continue;
+      // Embedding and transcription aliases name one family of weights, which the plugins declare: no live list adds to them.
+      if (!knowledge || pinned || !model.provider.listing || ((entry as Alias).kind ?? 'chat') !== 'chat') continue;
       const found = knowledge.lists.lists(model.provider, pool, poolIds, client);
       if (found instanceof Promise) {
         const got = (lists ??= new Map());
