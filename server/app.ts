@@ -192,6 +192,7 @@ export function createApp(deps: AppDeps): FreewayApp {
     router,
     maxInputs: config.embeddingsMaxInputs,
     shutdown: shutdown.gate,
+    clientOf,
     models: cachedModels(config.baseURLs, upstreamFetch, config.maxResponseBytes, (entry, options) => {
       if (!entry.provider.createEmbeddingModel) throw new Error(`${entry.provider.id} declares embedding models without createEmbeddingModel`);
       return entry.provider.createEmbeddingModel(options);

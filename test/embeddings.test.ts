@@ -421,6 +421,62 @@ describe('embeddings with live model lists (MODELS_LIVE=on, the default)', funct
   });
 });
 
+describe('embedding models discovered and quarantined like chat models', function () {
+  it('a pinned embedding model that only the key\'s live list knows is served, in its own family; unlisted, it is a 404', async function () {
+    // Mistral's GET /models (https://docs.mistral.ai/api/endpoint/models): a model card per model, with capabilities.
+    const upstream = await startUpstream((req, res) => {
+      if (req.method === 'GET' && req.path.endsWith('/models')) {
+        json(res, 200, { object: 'list', data: [{ id: 'mistral-embed-2612', object: 'model', owned_by: 'mistralai', capabilities: { completion_chat: false }, max_context_length: 8192 }] });
+      } else openAIEmbeddings(res, req);
+    });
+    const on = await startFreeway({ env: { MISTRAL_BASE_URL: upstream.url, MODELS_LIVE: 'on', MODELS_FIRST_WAIT_MS: '5000' } });
+    const off = await startFreeway({ env: { MISTRAL_BASE_URL: upstream.url } });
+    try {
+      const inputs = Array.from({ length: 20 }, (_, i) => `text ${i}`);
+      const { data: result, response } = await openaiClient(on, keyHeaders('mistral')).embeddings.create({ model: 'mistral/mistral-embed-2612', input: inputs }).withResponse();
+      expect(response.headers.get('x-freeway-model')).to.equal('mistral/mistral-embed-2612');
+      expect(result.data.map((item) => item.index)).to.deep.equal(inputs.map((_, i) => i));
+      const calls = upstream.requests.filter((req) => req.method === 'POST');
+      // Its batch limit is unknown: 16 inputs a call, the smallest any provider documents.
+      expect(calls.map((req) => [req.body?.model, (req.body?.input as string[]).length])).to.deep.equal([
+        ['mistral-embed-2612', 16],
+        ['mistral-embed-2612', 4],
+      ]);
+      const dimensions = await rejection(() => openaiClient(on, keyHeaders('mistral')).embeddings.create({ model: 'mistral/mistral-embed-2612', input: 'q', dimensions: 256 }));
+      expect(dimensions.status).to.equal(400);
+      expect(dimensions.message).to.equal('400 Validation failed: dimensions: mistral/mistral-embed-2612 does not take dimensions');
+
+      const unlisted = await rejection(() => openaiClient(off, keyHeaders('mistral')).embeddings.create({ model: 'mistral/mistral-embed-2612', input: 'q' }));
+      expect(unlisted.status).to.equal(404);
+      expect(unlisted.message).to.match(/^404 Unknown model: mistral\/mistral-embed-2612/);
+    } finally {
+      await on.close();
+      await off.close();
+      await upstream.close();
+    }
+  });
+
+  it('a deployment that answers "not found" is quarantined: the next free:embed request goes straight to the next one', async function () {
+    // NVIDIA's plain-text 404 for an id it does not serve (providers/nvidia/fixtures.ts).
+    const upstream = await startUpstream((req, res) => {
+      if (providerOf(req) === 'baai/bge-m3') res.writeHead(404, { 'content-type': 'text/plain' }).end('404 page not found');
+      else openAIEmbeddings(res, req);
+    });
+    const freeway = await startFreeway({ env: { NVIDIA_BASE_URL: upstream.url, DEEPINFRA_BASE_URL: upstream.url, MODEL_QUARANTINE_MS: '3600000' } });
+    try {
+      const client = openaiClient(freeway, keyHeaders('nvidia', 'deepinfra'));
+      for (let i = 0; i < 2; i++) {
+        const { response } = await client.embeddings.create({ model: 'free:embed', input: 'q' }).withResponse();
+        expect(response.headers.get('x-freeway-model')).to.equal('deepinfra/BAAI/bge-m3');
+      }
+      expect(upstream.requests.map(providerOf), 'NVIDIA asked once, then skipped').to.deep.equal(['baai/bge-m3', 'BAAI/bge-m3', 'BAAI/bge-m3']);
+    } finally {
+      await freeway.close();
+      await upstream.close();
+    }
+  });
+});
+
 describe('embeddings: BODY_LIMIT bounds the request', function () {
   let freeway: RunningFreeway;
   before(async function () {

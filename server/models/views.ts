@@ -29,6 +29,30 @@ export function liveModel(provider: ProviderPlugin, listed: ListedModel): Catalo
   return model;
 }
 
+/**
+ * Inputs per call for an embedding model only a listing knows: no provider of Freeway's documents a
+ * batch limit below 16 (Google, Cohere, Workers AI, NVIDIA, Mistral and DeepInfra take 50 to 2,048).
+ */
+export const LIVE_EMBEDDING_BATCH = 16;
+
+/**
+ * A catalog entry for a listed embedding model the plugin does not declare. Its family is the model
+ * itself: no declaration says which other deployment has the same weights, so nothing fails over to
+ * or from it, and it takes no `dimensions`.
+ */
+export function liveEmbeddingModel(provider: ProviderPlugin, listed: ListedModel, source: string): CatalogModel {
+  const id = `${provider.id}/${listed.id}`;
+  const contextWindow = listed.contextWindow ?? 0;
+  const model: CatalogModel = {
+    id,
+    provider,
+    spec: { id: listed.id, kind: 'embedding', capabilities: [], contextWindow },
+    embedding: { id: listed.id, family: { id, source }, maxBatch: LIVE_EMBEDDING_BATCH, contextWindow, defaultDimensions: 0, tokenInput: false },
+  };
+  liveOnly.add(model);
+  return model;
+}
+
 const liveOnly = new WeakSet<CatalogModel>();
 
 /** True for a model only a live list knows (not the plugin's curated list). */

@@ -10,7 +10,7 @@ import { AttemptTimeout, BeforeRequest, classifyFailure, DeadlineExceeded, type 
 import type { ModelKnowledge } from '../models/model-knowledge.ts';
 import type { LiveList } from '../models/live-lists.ts';
 import type { Quarantined } from '../models/quarantine.ts';
-import { isLiveOnly } from '../models/views.ts';
+import { isLiveOnly, liveEmbeddingModel } from '../models/views.ts';
 
 export interface Candidate {
   readonly model: CatalogModel;
@@ -128,7 +128,7 @@ export interface Router {
   /** `client` is the rate limit's client, whose listings LISTINGS_PER_MINUTE bounds. */
   plan(entry: Alias | CatalogModel, keys: KeySet, needs: readonly Capability[], client?: () => string): Promise<Plan>;
   /** A pinned `{provider}/{modelId}` the plugin does not know, found in the live list of one of the request's keys. */
-  findLive(target: string, keys: KeySet, client?: () => string): Promise<CatalogModel | undefined>;
+  findLive(target: string, keys: KeySet, client?: () => string, kind?: 'chat' | 'embedding'): Promise<CatalogModel | undefined>;
   /**
    * Tries the plan's candidates in order; every attempt is appended to `attempts`, which the caller owns.
    * `budget` is the output tokens the request asks for (an upper bound): a model known to take fewer
@@ -279,7 +279,7 @@ export function createRouter(deps: RouterDeps): Router {
   const knowledge = deps.knowledge;
   const noCreditWaitMs = knowledge?.noCreditWaitMs ?? DEFAULT_NO_CREDIT_WAIT_MS;
 
-  async function findLive(target: string, keys: KeySet, client: () => string = noClient): Promise<CatalogModel | undefined> {
+  async function findLive(target: string, keys: KeySet, client: () => string = noClient, kind: 'chat' | 'embedding' = 'chat'): Promise<CatalogModel | undefined> {
     if (!knowledge) return undefined;
     const slash = target.indexOf('/');
     const pool = slash > 0 ? keys.get(target.slice(0, slash)) : undefined;
@@ -287,8 +287,14 @@ export function createRouter(deps: RouterDeps): Router {
     if (!pool || !provider) return undefined;
     const healthIds = pool.map((key) => hashKey(provider.id, key));
     for (const list of await knowledge.lists.lists(provider, pool, healthIds, client)) {
-      const model = list && knowledge.view(provider, list).chat.get(target);
-      if (model) return model;
+      if (!list) continue;
+      if (kind === 'chat') {
+        const model = knowledge.view(provider, list).chat.get(target);
+        if (model) return model;
+        continue;
+      }
+      const listed = knowledge.view(provider, list).listed.get(target);
+      if (listed?.kind === 'embedding' && provider.createEmbeddingModel && provider.listing) return liveEmbeddingModel(provider, listed, provider.listing.source);
     }
     return undefined;
   }

@@ -18,6 +18,8 @@ export interface EmbeddingsDeps {
   /** EMBEDDINGS_MAX_INPUTS */
   readonly maxInputs: number;
   readonly shutdown: ShutdownGate;
+  /** The rate limit's client, for the listings a pinned live model may start (LISTINGS_PER_MINUTE). */
+  readonly clientOf?: (req: Request) => string;
 }
 
 interface Embedded {
@@ -96,7 +98,9 @@ export function embeddingsRoute(deps: EmbeddingsDeps): RequestHandler {
     const keys = readKeys(req.headers);
     res.locals.keys = keys;
     const request = parseEmbeddingsRequest(req.body, deps.maxInputs);
-    const entry = entryOfKind(catalog, request.model, 'embedding');
+    // A pinned embedding model the plugin does not declare is served when a live list of the request's keys holds it.
+    const live = catalog.byId.has(request.model) ? undefined : await deps.router.findLive(request.model, keys, () => deps.clientOf?.(req) ?? '', 'embedding');
+    const entry = live ?? entryOfKind(catalog, request.model, 'embedding');
     checkForModels(request, entry);
     const done = await runWholeCall(res, deps, entry, keys, (candidate, control) => embedAll(request, models, candidate, control));
     if (done) res.json(answer(request, done.model, done.value));

@@ -77,7 +77,10 @@ export function checkForModels(request: EmbeddingsRequest, entry: Alias | Catalo
   for (const model of 'models' in entry ? entry.models : [entry]) if (model.embedding) specs.push(model.embedding);
   for (const spec of specs) {
     const range = spec.dimensions;
-    if (!range) throw invalidRequest(`Validation failed: dimensions: ${clip(entry.id)} does not take dimensions; its vectors have ${spec.defaultDimensions}`);
+    if (!range) {
+      const size = spec.defaultDimensions > 0 ? `; its vectors have ${spec.defaultDimensions}` : '';
+      throw invalidRequest(`Validation failed: dimensions: ${clip(entry.id)} does not take dimensions${size}`);
+    }
     if (request.dimensions < range.min || request.dimensions > range.max) {
       throw invalidRequest(`Validation failed: dimensions: ${clip(entry.id)} takes ${range.min} to ${range.max}, got ${request.dimensions}`);
     }
