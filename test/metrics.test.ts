@@ -214,6 +214,13 @@ describe('/metrics of a running Freeway: METRICS_PORT, and WORKERS > 1 summed by
     child.stdout?.on('data', (text: Buffer) => (output += text.toString()));
     child.stderr?.on('data', (text: Buffer) => (output += text.toString()));
     await waitForHealth(child, port, () => output);
+    // The primary's scrape asks every worker: one still starting would answer only after prom-client's 5 s.
+    const workers = Number(env.WORKERS ?? '1');
+    const deadline = Date.now() + 20_000;
+    while (workers > 1 && (output.match(/worker listening on/g) ?? []).length < workers) {
+      if (Date.now() > deadline) throw new Error(`not every worker listened within 20 s:\n${output}`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
     return { port };
   }
 
@@ -246,8 +253,8 @@ describe('/metrics of a running Freeway: METRICS_PORT, and WORKERS > 1 summed by
     const base = `http://127.0.0.1:${port}`;
     const requests = 20;
     for (let i = 0; i < requests; i++) expect(await freshGet(`${base}/v1/models`)).to.equal(200);
-    const { status, exposition } = await scrape(base);
-    expect(status).to.equal(200);
+    const { status, exposition, text } = await scrape(base);
+    expect(status, text).to.equal(200);
     // waitForHealth's own requests come on top.
     expect(valueOf(exposition, 'freeway_http_requests_total', { route: '/v1/models', status: '200' })).to.equal(requests);
     expect(valueOf(exposition, 'freeway_http_requests_total', { route: '/health', status: '200' })).to.be.at.least(1);
