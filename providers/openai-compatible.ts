@@ -109,3 +109,11 @@ export function openAIModelListing(source: string, describe: (entry: OpenAIModel
     },
   };
 }
+
+/** A listing's token count (context window, output maximum) when it is a positive whole number; else undefined. */
+export function tokenCount(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value > 0 ? value : undefined;
+}
+
+/** The window from which a listed model joins `free:long-context`, as the curated lists count it. */
+export const LONG_CONTEXT_TOKENS = 100_000;

@@ -1,4 +1,4 @@
-import { kindFromId, openAICompatibleModel } from '../openai-compatible.ts';
+import { kindFromId, openAICompatibleModel, tokenCount, LONG_CONTEXT_TOKENS } from '../openai-compatible.ts';
 import { nextUtcMidnight } from '../resets.ts';
 import type { Capability, ListedModel, ListingPage, ModelListing, ProviderPlugin } from '../types.ts';
 import { accountIdPattern, accountPlaceholder, cloudflareAuth, splitKey, withAccountInPath } from './account.ts';
@@ -52,12 +52,12 @@ function describe(entry: SearchEntry): ListedModel | undefined {
   // The daily free allocation covers every model but those marked for the Workers Paid plan.
   const free = !isTrue(props.get('require_workers_paid')) && entry.deprecated !== true;
   const window = Number(props.get('context_window'));
-  const contextWindow = Number.isInteger(window) && window > 0 ? window : undefined;
+  const contextWindow = tokenCount(window);
   const capabilities: Capability[] = [];
   if (isTrue(props.get('function_calling'))) capabilities.push('tool-use');
   if (isTrue(props.get('reasoning'))) capabilities.push('reasoning');
   if (isTrue(props.get('vision'))) capabilities.push('vision');
-  if (contextWindow !== undefined && contextWindow >= 100_000) capabilities.push('long-context');
+  if (contextWindow !== undefined && contextWindow >= LONG_CONTEXT_TOKENS) capabilities.push('long-context');
   return { id: entry.name, kind, free, ...(contextWindow === undefined ? {} : { contextWindow }), ...(capabilities.length > 0 ? { capabilities } : {}) };
 }
 

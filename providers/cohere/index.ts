@@ -1,4 +1,4 @@
-import { bearerAuth, kindFromId, openAICompatibleModel, openAICompatibleEmbeddingModel } from '../openai-compatible.ts';
+import { bearerAuth, kindFromId, openAICompatibleModel, openAICompatibleEmbeddingModel, tokenCount, LONG_CONTEXT_TOKENS } from '../openai-compatible.ts';
 import type { Capability, ListedModel, ListingPage, ModelListing, ProviderPlugin } from '../types.ts';
 import { cohereEmbeddingModels } from './embeddings.ts';
 
@@ -23,11 +23,11 @@ function describeCohereModel(entry: CohereModel): ListedModel | undefined {
   const features = Array.isArray(entry.features) ? entry.features : [];
   const byId = kindFromId(entry.name);
   const kind: ListedModel['kind'] = endpoints.includes('chat') ? 'chat' : endpoints.includes('embed') ? 'embedding' : byId === 'chat' ? 'other' : byId;
-  const contextWindow = typeof entry.context_length === 'number' && Number.isSafeInteger(entry.context_length) && entry.context_length > 0 ? entry.context_length : undefined;
+  const contextWindow = tokenCount(entry.context_length);
   const capabilities: Capability[] = [];
   if (features.includes('tools')) capabilities.push('tool-use');
   if (entry.supports_vision === true || features.includes('vision')) capabilities.push('vision');
-  if (contextWindow !== undefined && contextWindow >= 100_000) capabilities.push('long-context');
+  if (contextWindow !== undefined && contextWindow >= LONG_CONTEXT_TOKENS) capabilities.push('long-context');
   return {
     id: entry.name,
     kind,

@@ -1,4 +1,4 @@
-import { bearerAuth, kindFromId, openAIModelListing, openAICompatibleModel, type OpenAIModelEntry, openAICompatibleEmbeddingModel } from '../openai-compatible.ts';
+import { bearerAuth, kindFromId, openAIModelListing, openAICompatibleModel, type OpenAIModelEntry, openAICompatibleEmbeddingModel, tokenCount, LONG_CONTEXT_TOKENS } from '../openai-compatible.ts';
 import type { Capability, ListedModel, ProviderPlugin } from '../types.ts';
 import { deepinfraEmbeddingModels } from './embeddings.ts';
 
@@ -26,11 +26,11 @@ function describe(entry: OpenAIModelEntry): ListedModel {
   else if (tags.some((tag) => otherTags.has(tag))) kind = 'other';
   const metadata = entry.metadata !== null && typeof entry.metadata === 'object' ? (entry.metadata as { context_length?: unknown }) : {};
   const window = metadata.context_length;
-  const contextWindow = typeof window === 'number' && Number.isInteger(window) && window > 0 ? window : undefined;
+  const contextWindow = tokenCount(window);
   const capabilities: Capability[] = [];
   if (tags.includes('reasoning')) capabilities.push('reasoning');
   if (tags.includes('vision') || tags.includes('vlm')) capabilities.push('vision');
-  if (contextWindow !== undefined && contextWindow >= 100_000) capabilities.push('long-context');
+  if (contextWindow !== undefined && contextWindow >= LONG_CONTEXT_TOKENS) capabilities.push('long-context');
   return { id: entry.id, kind, free: false, ...(contextWindow === undefined ? {} : { contextWindow }), ...(capabilities.length > 0 ? { capabilities } : {}) };
 }
 

@@ -1,4 +1,4 @@
-import { bearerAuth, kindFromId, openAIModelListing, openAICompatibleModel, type OpenAIModelEntry } from '../openai-compatible.ts';
+import { bearerAuth, kindFromId, openAIModelListing, openAICompatibleModel, type OpenAIModelEntry, tokenCount, LONG_CONTEXT_TOKENS } from '../openai-compatible.ts';
 import type { Capability, ListedModel, ProviderPlugin } from '../types.ts';
 
 /**
@@ -18,11 +18,11 @@ function describe(entry: OpenAIModelEntry): ListedModel {
         ? byId
         : 'other';
   const window = entry.context_length;
-  const contextWindow = typeof window === 'number' && Number.isInteger(window) && window > 0 ? window : undefined;
+  const contextWindow = tokenCount(window);
   const capabilities: Capability[] = [];
   if (entry.supports_tools === true) capabilities.push('tool-use');
   if (entry.supports_image_input === true) capabilities.push('vision');
-  if (contextWindow !== undefined && contextWindow >= 100_000) capabilities.push('long-context');
+  if (contextWindow !== undefined && contextWindow >= LONG_CONTEXT_TOKENS) capabilities.push('long-context');
   return { id: entry.id, kind, free: false, ...(contextWindow === undefined ? {} : { contextWindow }), ...(capabilities.length > 0 ? { capabilities } : {}) };
 }
 

@@ -1,4 +1,4 @@
-import { kindFromId } from '../openai-compatible.ts';
+import { kindFromId, tokenCount, LONG_CONTEXT_TOKENS } from '../openai-compatible.ts';
 import { nextMidnight } from '../resets.ts';
 import type { Capability, ListedModel, ListingPage, ModelListing, ProviderPlugin } from '../types.ts';
 import { createGoogleEmbeddingModel, googleEmbeddingModels } from './embeddings.ts';
@@ -27,10 +27,6 @@ interface GeminiModel {
   readonly thinking?: unknown;
 }
 
-function tokenCount(value: unknown): number | undefined {
-  return typeof value === 'number' && Number.isSafeInteger(value) && value > 0 ? value : undefined;
-}
-
 function geminiKind(id: string, methods: readonly unknown[]): ListedModel['kind'] {
   if (methods.includes('embedContent')) return 'embedding';
   if (!methods.includes('generateContent') || notChat.test(id)) return 'other';
@@ -45,7 +41,7 @@ function describeGeminiModel(entry: GeminiModel): ListedModel | undefined {
   const contextWindow = tokenCount(entry.inputTokenLimit);
   const maxOutputTokens = tokenCount(entry.outputTokenLimit);
   const capabilities: Capability[] = [];
-  if (contextWindow !== undefined && contextWindow >= 100_000) capabilities.push('long-context');
+  if (contextWindow !== undefined && contextWindow >= LONG_CONTEXT_TOKENS) capabilities.push('long-context');
   if (entry.thinking === true) capabilities.push('reasoning');
   return {
     id,

@@ -1,4 +1,4 @@
-import { bearerAuth, kindFromId, openAIModelListing, type OpenAIModelEntry } from '../openai-compatible.ts';
+import { bearerAuth, kindFromId, openAIModelListing, type OpenAIModelEntry, tokenCount, LONG_CONTEXT_TOKENS } from '../openai-compatible.ts';
 import { openAIQuotaHeaders, quotaReader } from '../quota.ts';
 import { nextUtcMidnight, retryHintAt, secondsHeaderAt } from '../resets.ts';
 import type { ListedModel, ProviderPlugin } from '../types.ts';
@@ -15,19 +15,15 @@ const DECOMMISSIONED_AUGUST = 'https://console.groq.com/docs/deprecations#august
  */
 function describeGroqModel(entry: OpenAIModelEntry): ListedModel | undefined {
   if (entry.active === false) return undefined;
-  const contextWindow = positiveInteger(entry.context_window);
-  const maxOutputTokens = positiveInteger(entry.max_completion_tokens);
+  const contextWindow = tokenCount(entry.context_window);
+  const maxOutputTokens = tokenCount(entry.max_completion_tokens);
   return {
     id: entry.id,
     kind: kindFromId(entry.id),
     free: true,
-    ...(contextWindow === undefined ? {} : { contextWindow, capabilities: contextWindow >= 100_000 ? ['long-context'] : [] }),
+    ...(contextWindow === undefined ? {} : { contextWindow, capabilities: contextWindow >= LONG_CONTEXT_TOKENS ? ['long-context'] : [] }),
     ...(maxOutputTokens === undefined ? {} : { maxOutputTokens }),
   };
-}
-
-function positiveInteger(value: unknown): number | undefined {
-  return typeof value === 'number' && Number.isInteger(value) && value > 0 ? value : undefined;
 }
 
 const groq: ProviderPlugin = {

@@ -1,4 +1,4 @@
-import { bearerAuth, kindFromId, openAICompatibleModel, openAIModelListing, type OpenAIModelEntry, openAICompatibleEmbeddingModel } from '../openai-compatible.ts';
+import { bearerAuth, kindFromId, openAICompatibleModel, openAIModelListing, type OpenAIModelEntry, openAICompatibleEmbeddingModel, tokenCount, LONG_CONTEXT_TOKENS } from '../openai-compatible.ts';
 import { quotaReader } from '../quota.ts';
 import type { Capability, ListedModel, ProviderPlugin } from '../types.ts';
 import { mistralEmbeddingModels } from './embeddings.ts';
@@ -27,13 +27,12 @@ function describeMistralModel(entry: OpenAIModelEntry): ListedModel {
   const byId = kindFromId(entry.id);
   const kind: ListedModel['kind'] =
     flags.completion_chat === true ? 'chat' : flags.audio_transcription === true ? 'transcription' : byId === 'chat' ? 'other' : byId;
-  const contextWindow =
-    typeof entry.max_context_length === 'number' && Number.isSafeInteger(entry.max_context_length) && entry.max_context_length > 0 ? entry.max_context_length : undefined;
+  const contextWindow = tokenCount(entry.max_context_length);
   const capabilities: Capability[] = [];
   if (flags.function_calling === true) capabilities.push('tool-use');
   if (flags.vision === true) capabilities.push('vision');
   if (flags.reasoning === true) capabilities.push('reasoning');
-  if (contextWindow !== undefined && contextWindow >= 100_000) capabilities.push('long-context');
+  if (contextWindow !== undefined && contextWindow >= LONG_CONTEXT_TOKENS) capabilities.push('long-context');
   const retiring = typeof entry.deprecation === 'string' && entry.deprecation !== '';
   const ownFineTune = entry.type === 'fine-tuned' || entry.TYPE === 'fine-tuned';
   return {

@@ -1,4 +1,4 @@
-import { bearerAuth, kindFromId, openAICompatibleModel, openAIModelListing, type OpenAIModelEntry } from '../openai-compatible.ts';
+import { bearerAuth, kindFromId, openAICompatibleModel, openAIModelListing, type OpenAIModelEntry, tokenCount, LONG_CONTEXT_TOKENS } from '../openai-compatible.ts';
 import { quotaReader } from '../quota.ts';
 import { nextUtcMidnight } from '../resets.ts';
 import type { Capability, ListedModel, ProviderPlugin, UpstreamErrorAnswer } from '../types.ts';
@@ -30,20 +30,20 @@ function describeOpenRouterModel(entry: OpenAIModelEntry): ListedModel {
   const inputs = Array.isArray(architecture.input_modalities) ? architecture.input_modalities : [];
   const parameters = Array.isArray(entry.supported_parameters) ? entry.supported_parameters : [];
   const kind = !outputs.includes('text') || safetyClassifier.test(entry.id) ? 'other' : kindFromId(entry.id);
-  const contextWindow = typeof entry.context_length === 'number' && Number.isSafeInteger(entry.context_length) && entry.context_length > 0 ? entry.context_length : undefined;
-  const maxCompletion = (entry.top_provider as { max_completion_tokens?: unknown } | null | undefined)?.max_completion_tokens;
+  const contextWindow = tokenCount(entry.context_length);
+  const maxOutputTokens = tokenCount((entry.top_provider as { max_completion_tokens?: unknown } | null | undefined)?.max_completion_tokens);
   const capabilities: Capability[] = [];
   if (inputs.includes('image')) capabilities.push('vision');
   if (parameters.includes('tools')) capabilities.push('tool-use');
   if (parameters.includes('reasoning')) capabilities.push('reasoning');
-  if (contextWindow !== undefined && contextWindow >= 100_000) capabilities.push('long-context');
+  if (contextWindow !== undefined && contextWindow >= LONG_CONTEXT_TOKENS) capabilities.push('long-context');
   return {
     id: entry.id,
     kind,
     free: isFree(entry.id, entry.pricing),
     ...(contextWindow === undefined ? {} : { contextWindow }),
     capabilities,
-    ...(typeof maxCompletion === 'number' && Number.isSafeInteger(maxCompletion) && maxCompletion > 0 ? { maxOutputTokens: maxCompletion } : {}),
+    ...(maxOutputTokens === undefined ? {} : { maxOutputTokens }),
   };
 }
 

@@ -1,4 +1,4 @@
-import { bearerAuth, kindFromId, openAICompatibleModel, openAIModelListing, type OpenAIModelEntry } from '../openai-compatible.ts';
+import { bearerAuth, kindFromId, openAICompatibleModel, openAIModelListing, type OpenAIModelEntry, tokenCount, LONG_CONTEXT_TOKENS } from '../openai-compatible.ts';
 import { parseReset, quotaReader } from '../quota.ts';
 import { nextUtcMidnight } from '../resets.ts';
 import type { ListedModel, ProviderPlugin } from '../types.ts';
@@ -9,19 +9,15 @@ import type { ListedModel, ProviderPlugin } from '../types.ts';
  * pinnable but never picked by an alias.
  */
 function describeSambaNovaModel(entry: OpenAIModelEntry): ListedModel {
-  const contextWindow = positiveInteger(entry.context_length);
-  const maxOutputTokens = positiveInteger(entry.max_completion_tokens);
+  const contextWindow = tokenCount(entry.context_length);
+  const maxOutputTokens = tokenCount(entry.max_completion_tokens);
   return {
     id: entry.id,
     kind: kindFromId(entry.id),
     free: false,
-    ...(contextWindow === undefined ? {} : { contextWindow, capabilities: contextWindow >= 100_000 ? ['long-context'] : [] }),
+    ...(contextWindow === undefined ? {} : { contextWindow, capabilities: contextWindow >= LONG_CONTEXT_TOKENS ? ['long-context'] : [] }),
     ...(maxOutputTokens === undefined ? {} : { maxOutputTokens }),
   };
-}
-
-function positiveInteger(value: unknown): number | undefined {
-  return typeof value === 'number' && Number.isInteger(value) && value > 0 ? value : undefined;
 }
 
 const sambanova: ProviderPlugin = {
