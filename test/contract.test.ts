@@ -7,7 +7,7 @@
 import { readdir } from 'node:fs/promises';
 import { expect } from 'chai';
 import type { Capability, FetchFunction, ProviderFixtures, ProviderPlugin, UpstreamErrorKind } from '../providers/types.ts';
-import { createRedactor, REDACTED } from '../server/http/redact.ts';
+import { createRedactor, REDACTED } from '../server/core/redact.ts';
 import { providerFixtures, providerPlugins, providersDir } from './support/plugins.ts';
 import { chatPath, expectCredential } from './support/wire.ts';
 

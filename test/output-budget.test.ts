@@ -11,7 +11,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import { APICallError } from '@ai-sdk/provider';
 import { expect } from 'chai';
 import OpenAI from 'openai';
-import { createRedactor } from '../server/http/redact.ts';
+import { createRedactor } from '../server/core/redact.ts';
 import { classifyFailure } from '../server/routing/upstream-errors.ts';
 import { startFreeway, type RunningFreeway } from './support/freeway.ts';
 import { getHealth } from './support/http.ts';

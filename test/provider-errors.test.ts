@@ -9,7 +9,7 @@ import { APICallError } from '@ai-sdk/provider';
 import { expect } from 'chai';
 import type { ServerResponse } from 'node:http';
 import { FIXTURE_NOW, type ErrorFixture, type ProviderPlugin } from '../providers/types.ts';
-import { createRedactor } from '../server/http/redact.ts';
+import { createRedactor } from '../server/core/redact.ts';
 import { HEALTH_TIMINGS } from '../server/routing/health.ts';
 import { classifyFailure } from '../server/routing/upstream-errors.ts';
 import { startFreeway, type RunningFreeway } from './support/freeway.ts';

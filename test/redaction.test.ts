@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { createRedactor, REDACTED, sanitizeForLog, type Redactor } from '../server/http/redact.ts';
+import { createRedactor, REDACTED, sanitizeForLog, type Redactor } from '../server/core/redact.ts';
 import { providerPlugins } from './support/freeway.ts';
 import { testKeys } from './support/keys.ts';
 

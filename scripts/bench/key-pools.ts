@@ -9,7 +9,7 @@
 import { isAlias, buildCatalog } from '../../catalog/catalog.ts';
 import { loadProviderPlugins } from '../../providers/loader.ts';
 import { loadConfig } from '../../server/config.ts';
-import { createRedactor } from '../../server/http/redact.ts';
+import { createRedactor } from '../../server/core/redact.ts';
 import { createKeyHasher, createMemoryHealthStore } from '../../server/routing/health.ts';
 import { createKeyReader } from '../../server/routing/keys.ts';
 import { createLatencyTracker } from '../../server/routing/latency.ts';

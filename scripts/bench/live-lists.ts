@@ -12,7 +12,7 @@ import { kindFromId, openAIModelListing } from '../../providers/openai-compatibl
 import { loadProviderPlugins } from '../../providers/loader.ts';
 import type { FetchFunction, ProviderPlugin } from '../../providers/types.ts';
 import { loadConfig } from '../../server/config.ts';
-import { createRedactor } from '../../server/http/redact.ts';
+import { createRedactor } from '../../server/core/redact.ts';
 import { createModelKnowledge } from '../../server/models/model-knowledge.ts';
 import { createKeyHasher, createMemoryHealthStore } from '../../server/routing/health.ts';
 import { createLatencyTracker } from '../../server/routing/latency.ts';

@@ -4,10 +4,10 @@ import { isAlias, kindOf, wrongKindMessage, type Catalog } from '../../catalog/c
 import { unknownModelMessage } from '../../catalog/suggest.ts';
 import type { Capability, RequestExtras } from '../../providers/types.ts';
 import { reportedUsage } from '../../providers/usage.ts';
-import { clip, HttpError, invalidRequest, type ErrorType } from '../http/errors.ts';
+import { clip, HttpError, invalidRequest, type ErrorType } from '../core/errors.ts';
 import type { LogLocals } from '../http/request-log.ts';
 import { SHUTTING_DOWN_MESSAGE, type ShutdownGate } from '../http/shutdown.ts';
-import type { Redactor } from '../http/redact.ts';
+import type { Redactor } from '../core/redact.ts';
 import type { KeyReader, KeySet } from '../routing/keys.ts';
 import { CallerGone, type AttemptLog, type Routed, type Router } from '../routing/router.ts';
 import { collect, openStream, type CallOptions, type Collected, type ModelSource, type OpenedStream, type UpstreamCall } from '../routing/upstream.ts';

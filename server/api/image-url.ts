@@ -1,5 +1,5 @@
 import type { LanguageModelV4FilePart } from '@ai-sdk/provider';
-import { invalidRequest } from '../http/errors.ts';
+import { invalidRequest } from '../core/errors.ts';
 
 const dataURL = /^data:([^;,]+)?(;base64)?,/;
 

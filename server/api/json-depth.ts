@@ -1,4 +1,4 @@
-import { invalidRequest } from '../http/errors.ts';
+import { invalidRequest } from '../core/errors.ts';
 
 /**
  * How deeply a JSON schema a caller sends (tool parameters, a response format)

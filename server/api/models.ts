@@ -1,7 +1,7 @@
 import type { Request, RequestHandler, Response } from 'express';
 import type { Catalog } from '../../catalog/catalog.ts';
 import { unknownModelMessage } from '../../catalog/suggest.ts';
-import { clip, HttpError } from '../http/errors.ts';
+import { clip, HttpError } from '../core/errors.ts';
 import type { KeyModelList } from '../models/key-models.ts';
 
 /** `GET /v1/models`: the curated catalog, serialized once; with key headers, what the request's keys can use. */

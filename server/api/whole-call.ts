@@ -2,7 +2,7 @@ import type { Response } from 'express';
 import { kindOf, wrongKindMessage, type Alias, type Catalog, type CatalogModel } from '../../catalog/catalog.ts';
 import { unknownModelMessage } from '../../catalog/suggest.ts';
 import type { ModelKind } from '../../providers/types.ts';
-import { clip, HttpError } from '../http/errors.ts';
+import { clip, HttpError } from '../core/errors.ts';
 import type { LogLocals } from '../http/request-log.ts';
 import type { ShutdownGate } from '../http/shutdown.ts';
 import type { KeySet } from '../routing/keys.ts';

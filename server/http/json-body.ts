@@ -1,5 +1,5 @@
 import type { NextFunction, Request, Response } from 'express';
-import { HttpError, invalidRequest } from './errors.ts';
+import { HttpError, invalidRequest } from '../core/errors.ts';
 
 /** No Content-Encoding, or `identity` in any case, as body-parser accepts. */
 function isIdentity(encoding: string | undefined): boolean {

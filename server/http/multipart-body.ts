@@ -1,7 +1,7 @@
 import busboy from 'busboy';
 import type { NextFunction, Request, Response } from 'express';
 import { bodyBudgetFull, bodyTimedOut, type BodyBudget } from './json-body.ts';
-import { HttpError, invalidRequest } from './errors.ts';
+import { HttpError, invalidRequest } from '../core/errors.ts';
 
 /** One uploaded file, held in memory (never on disk) until the answer is sent. */
 export interface UploadedFile {

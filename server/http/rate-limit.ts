@@ -1,9 +1,9 @@
 import { isIP } from 'node:net';
 import type { Request, RequestHandler } from 'express';
 import { rateLimit, type Store } from 'express-rate-limit';
-import { errorBody, type ErrorBodyFormat } from './errors.ts';
+import { errorBody, type ErrorBodyFormat } from '../core/errors.ts';
 import type { LogLocals } from './request-log.ts';
-import { detachedString } from '../state/detached-string.ts';
+import { detachedString } from '../core/detached-string.ts';
 import { createSlidingWindowStore } from '../state/sliding-window-store.ts';
 
 /*

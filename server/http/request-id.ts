@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { RequestHandler } from 'express';
-import type { Redactor } from './redact.ts';
+import type { Redactor } from '../core/redact.ts';
 
 /** The longest incoming `X-Request-Id` kept; longer ones are cut to this. */
 export const MAX_REQUEST_ID_LENGTH = 128;

@@ -1,6 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
 import { pino, type DestinationStream, type Logger } from 'pino';
-import { REDACTED, sanitizeForLog, type Redactor } from './redact.ts';
+import { REDACTED, sanitizeForLog, type Redactor } from '../core/redact.ts';
 import type { KeyReader, KeySet } from '../routing/keys.ts';
 
 /**

@@ -3,7 +3,7 @@ import { createServer, STATUS_CODES, type RequestListener, type Server, type Ser
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { Config } from '../config.ts';
-import { errorBody } from './errors.ts';
+import { errorBody } from '../core/errors.ts';
 
 /**
  * How long Node's HTTP server waits for a client, besides BODY_TIMEOUT_MS

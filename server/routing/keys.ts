@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { ProviderPlugin } from '../../providers/types.ts';
-import { HttpError } from '../http/errors.ts';
+import { HttpError } from '../core/errors.ts';
 
 /** The most keys one provider's header may carry. */
 export const MAX_KEYS_PER_HEADER = 16;

@@ -1,11 +1,11 @@
 import { tierRank, type Alias, type CatalogModel } from '../../catalog/catalog.ts';
 import type { Capability } from '../../providers/types.ts';
 import type { Config } from '../config.ts';
-import { HttpError, invalidRequest } from '../http/errors.ts';
+import { HttpError, invalidRequest } from '../core/errors.ts';
 import { type HealthStore, type KeyHasher, type Outcome, viewHealth } from './health.ts';
 import type { KeyPool, KeySet } from './keys.ts';
 import type { LatencyTracker } from './latency.ts';
-import type { Redactor } from '../http/redact.ts';
+import type { Redactor } from '../core/redact.ts';
 import { AttemptTimeout, BeforeRequest, classifyFailure, DeadlineExceeded, type Failure } from './upstream-errors.ts';
 import type { ModelKnowledge } from '../models/model-knowledge.ts';
 import type { LiveList } from '../models/live-lists.ts';

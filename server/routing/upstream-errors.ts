@@ -1,7 +1,7 @@
 import { APICallError, InvalidPromptError, UnsupportedFunctionalityError } from '@ai-sdk/provider';
 import type { ErrorRule } from '../../providers/types.ts';
-import type { Redactor, RequestKeys } from '../http/redact.ts';
-import { detachedString } from '../state/detached-string.ts';
+import type { Redactor, RequestKeys } from '../core/redact.ts';
+import { detachedString } from '../core/detached-string.ts';
 
 /** Why an attempt at one provider did not produce an answer. */
 export type FailureKind =

@@ -3,7 +3,7 @@ import type { CatalogModel } from '../../catalog/catalog.ts';
 import { openAICompatibleOptions, tokenLogprobs, type TokenLogprob } from '../../providers/openai-compatible.ts';
 import type { FetchFunction, ModelFactoryOptions, ProviderPlugin, RequestExtras } from '../../providers/types.ts';
 import { noUsage, reportedUsage } from '../../providers/usage.ts';
-import { assertFinished, isFirstOutput } from '../api/chat/stream.ts';
+import { assertFinished, isFirstOutput } from '../core/parts.ts';
 import type { AttemptControl, Candidate } from './router.ts';
 import { BeforeRequest, ResponseTooLarge } from './upstream-errors.ts';
 

@@ -1,5 +1,5 @@
 import type { ClientRateLimitInfo, Options, Store } from 'express-rate-limit';
-import { detachedString } from './detached-string.ts';
+import { detachedString } from '../core/detached-string.ts';
 
 /**
  * The times of one client's accepted requests inside the window, oldest first,

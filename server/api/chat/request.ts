@@ -8,7 +8,7 @@ import type {
   LanguageModelV4ToolChoice,
 } from '@ai-sdk/provider';
 import type { Capability, RequestExtras } from '../../../providers/types.ts';
-import { invalidRequest } from '../../http/errors.ts';
+import { invalidRequest } from '../../core/errors.ts';
 import { imageURLToFilePart } from '../image-url.ts';
 import type { CallOptions } from '../../routing/upstream.ts';
 import type { ChatMessage, ChatRequest, FilePart, ImagePart, TextPart, ToolChoice } from './types.ts';

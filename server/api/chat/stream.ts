@@ -1,5 +1,6 @@
-import type { LanguageModelV4FinishReason, LanguageModelV4StreamPart } from '@ai-sdk/provider';
-import { errorBody } from '../../http/errors.ts';
+import type { LanguageModelV4StreamPart } from '@ai-sdk/provider';
+import { assertFinished } from '../../core/parts.ts';
+import { errorBody } from '../../core/errors.ts';
 import type { StreamEncoder } from '../completion.ts';
 import { tokenLogprobs, type TokenLogprob } from '../../../providers/openai-compatible.ts';
 import { isLegacy } from './request.ts';
@@ -68,21 +69,6 @@ export function createStreamState(): StreamState {
   return { toolIndexes: new Map(), finishReason: undefined, usage: undefined, logprobs: undefined };
 }
 
-/** True for parts that show the upstream has really started answering. */
-export function isFirstOutput(part: LanguageModelV4StreamPart): boolean {
-  switch (part.type) {
-    case 'text-delta':
-    case 'reasoning-delta':
-      return part.delta !== '';
-    case 'tool-input-start':
-    case 'tool-call':
-    case 'finish':
-      return true;
-    default:
-      return false;
-  }
-}
-
 /**
  * Raw chunks only come when the caller asked for logprobs; each comes just
  * before the text delta it carries. Kept out of `encodePart`, the per-chunk path.
@@ -138,15 +124,6 @@ export function encodePart(part: LanguageModelV4StreamPart, state: StreamState, 
     default:
       return '';
   }
-}
-
-export class StreamInterrupted extends Error {
-  override readonly name = 'StreamInterrupted';
-}
-
-/** A stream that stopped without the provider's end marker is a failure, never a silent truncation. */
-export function assertFinished(reason: LanguageModelV4FinishReason): void {
-  if (reason.unified === 'interrupted') throw new StreamInterrupted('the upstream stream ended before it finished');
 }
 
 /** The finish reason to report: a stream that made tool calls ends with `tool_calls`. */

@@ -1,5 +1,5 @@
 import type { ErrorObject } from 'ajv';
-import { invalidRequest } from '../../http/errors.ts';
+import { invalidRequest } from '../../core/errors.ts';
 import { assertSchemaDepth } from '../json-depth.ts';
 import validateChatRequest from './generated/validate-chat-request.js';
 import type { ChatRequest } from './types.ts';

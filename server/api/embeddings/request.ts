@@ -1,6 +1,6 @@
 import type { Alias, CatalogModel } from '../../../catalog/catalog.ts';
 import type { EmbeddingModelSpec } from '../../../providers/types.ts';
-import { clip, invalidRequest } from '../../http/errors.ts';
+import { clip, invalidRequest } from '../../core/errors.ts';
 
 /** An OpenAI embeddings request, checked. */
 export interface EmbeddingsRequest {

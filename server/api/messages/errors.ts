@@ -1,5 +1,5 @@
 import type { RequestHandler, Response } from 'express';
-import type { ErrorBodyFormat, ErrorType } from '../../http/errors.ts';
+import type { ErrorBodyFormat, ErrorType } from '../../core/errors.ts';
 
 /** Anthropic's error types (https://docs.anthropic.com/en/api/errors). */
 export type AnthropicErrorType =

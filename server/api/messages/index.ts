@@ -1,6 +1,6 @@
 import type { Request, RequestHandler, Response } from 'express';
 import type { Catalog } from '../../../catalog/catalog.ts';
-import { clip, HttpError } from '../../http/errors.ts';
+import { clip, HttpError } from '../../core/errors.ts';
 import type { ClientApi } from '../completion.ts';
 import { estimateInputTokens } from './count-tokens.ts';
 import { requiredCapabilities, toCallOptions, toExtras } from './request.ts';

@@ -1,6 +1,6 @@
 import type { Request, RequestHandler, Response } from 'express';
 import type { Catalog, ModelObject } from '../../../catalog/catalog.ts';
-import { clip, HttpError, invalidRequest } from '../../http/errors.ts';
+import { clip, HttpError, invalidRequest } from '../../core/errors.ts';
 import type { KeyModelList } from '../../models/key-models.ts';
 import { modelIdOf } from '../models.ts';
 

@@ -1,5 +1,5 @@
 import type { LanguageModelV4FinishReason, LanguageModelV4StreamPart, LanguageModelV4Usage } from '@ai-sdk/provider';
-import { assertFinished } from '../chat/stream.ts';
+import { assertFinished } from '../../core/parts.ts';
 import { noUsage } from '../../../providers/usage.ts';
 import type { StreamEncoder } from '../completion.ts';
 import { anthropicErrorBody } from './errors.ts';

@@ -1,4 +1,4 @@
-import { invalidRequest } from '../../http/errors.ts';
+import { invalidRequest } from '../../core/errors.ts';
 import { assertSchemaDepth } from '../json-depth.ts';
 import { INT32_MAX, MAX_MODEL_ID_LENGTH, modelIdTooLong } from '../limits.ts';
 import type {

@@ -1,6 +1,6 @@
 import { APICallError } from '@ai-sdk/provider';
 import type { FetchFunction, ProviderPlugin } from '../../../providers/types.ts';
-import type { Redactor } from '../../http/redact.ts';
+import type { Redactor } from '../../core/redact.ts';
 import { classifyFailure } from '../../routing/upstream-errors.ts';
 import type { KeyCheckResult } from '../../state/key-checks.ts';
 

@@ -1,8 +1,8 @@
 import type { Request, RequestHandler, Response } from 'express';
 import type { Catalog } from '../../../catalog/catalog.ts';
 import type { FetchFunction, ProviderPlugin } from '../../../providers/types.ts';
-import { HttpError } from '../../http/errors.ts';
-import type { Redactor } from '../../http/redact.ts';
+import { HttpError } from '../../core/errors.ts';
+import type { Redactor } from '../../core/redact.ts';
 import { type HealthRecord, type HealthStore, type KeyHasher, viewHealth } from '../../routing/health.ts';
 import type { KeyReader } from '../../routing/keys.ts';
 import type { KeyCheckRecord, KeyCheckStore } from '../../state/key-checks.ts';

@@ -1,6 +1,6 @@
 import type { LanguageModelV4FinishReason, LanguageModelV4StreamPart, LanguageModelV4Usage } from '@ai-sdk/provider';
-import type { ErrorType } from '../../http/errors.ts';
-import { assertFinished } from '../chat/stream.ts';
+import type { ErrorType } from '../../core/errors.ts';
+import { assertFinished } from '../../core/parts.ts';
 import type { StreamEncoder } from '../completion.ts';
 import { echoedFields, finalState, functionCall, newId, toOutcome, toUsage, type ItemStatus, type OutputItem, type ResponseState } from './response.ts';
 import type { ResponsesRequest } from './types.ts';

@@ -1,5 +1,5 @@
 import type { Config } from '../../config.ts';
-import { invalidRequest } from '../../http/errors.ts';
+import { invalidRequest } from '../../core/errors.ts';
 import { assertSchemaDepth } from '../json-depth.ts';
 import { INT32_MAX, MAX_MODEL_ID_LENGTH, modelIdTooLong } from '../limits.ts';
 import type { ClientToolName, FunctionTool, NamespaceTool, InputFile, InputItem, InputText, InputImage, MessageItem, ReasoningEffort, ResponsesRequest, TextFormat, ToolChoice } from './types.ts';

@@ -1,5 +1,5 @@
 import type { TranscriptionCallExtras } from '../../../providers/types.ts';
-import { invalidRequest } from '../../http/errors.ts';
+import { invalidRequest } from '../../core/errors.ts';
 import type { MultipartBody } from '../../http/multipart-body.ts';
 
 export type TranscriptFormat = 'json' | 'text' | 'srt' | 'verbose_json' | 'vtt';
