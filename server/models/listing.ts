@@ -1,5 +1,5 @@
 import type { FetchFunction, ListedModel, ProviderPlugin } from '../../providers/types.ts';
-import { ruleMatches } from '../routing/upstream-errors.ts';
+import { ruleMatches } from '../../providers/error-rules.ts';
 
 /** What one model listing with one key came to. */
 export type ListingResult =

@@ -1,5 +1,6 @@
 import { APICallError, InvalidPromptError, UnsupportedFunctionalityError } from '@ai-sdk/provider';
 import type { ErrorRule } from '../../providers/types.ts';
+import { ruleMatches } from '../../providers/error-rules.ts';
 import type { Redactor, RequestKeys } from '../core/redact.ts';
 import { detachedString } from '../core/detached-string.ts';
 
@@ -177,12 +178,6 @@ export function statedOutputLimit(text: string): number | undefined {
   if (!match) return undefined;
   const limit = match[3] !== undefined ? Number(match[3]) - 1 : Number(match[1] ?? match[2]);
   return Number.isSafeInteger(limit) && limit > 0 ? limit : undefined;
-}
-
-/** Whether a plugin's error rule describes this answer. */
-export function ruleMatches(rule: ErrorRule, status: number, body: string): boolean {
-  const statusMatches = typeof rule.status === 'number' ? rule.status === status : rule.status.includes(status);
-  return statusMatches && (rule.body === undefined || rule.body.test(body));
 }
 
 function isAbort(error: unknown): error is Error {
