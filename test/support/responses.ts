@@ -45,7 +45,7 @@ const run = promisify(execFile);
  * field of the wire; `store` is on the wire (always false here) though the
  * SDK's type leaves it out; usage details carry only what the upstream reported;
  * `response.function_call_arguments.done` carries `name`, as OpenAI's published
- * schema has it (test/codex.test.ts checks that against the schema itself).
+ * schema has it (test/api/codex.test.ts checks that against the schema itself).
  */
 const prelude = `
 import type { Response, ResponseStreamEvent, ResponseUsage } from 'openai/resources/responses/responses';

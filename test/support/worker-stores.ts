@@ -1,4 +1,4 @@
-// A stand-in cluster worker for test/cluster.test.ts: it uses the worker-side
+// A stand-in cluster worker for test/ops/cluster.test.ts: it uses the worker-side
 // stores (server/cluster.ts) over its IPC channel to the test, which plays the
 // primary and may answer or stay silent. Commands arrive as {cmd}, results go back as {result}.
 import type { Options } from 'express-rate-limit';
