@@ -1,8 +1,8 @@
 import type { Request } from 'express';
 import type { Catalog, CatalogModel, ModelObject } from '../../catalog/catalog.ts';
 import type { ListedModel } from '../../providers/types.ts';
-import type { KeyHasher } from '../routing/health.ts';
-import type { KeyReader } from '../routing/keys.ts';
+import type { KeyReader } from '../core/keys.ts';
+import type { KeyHasher } from '../state/key-hash.ts';
 import type { ModelKnowledge } from './model-knowledge.ts';
 import type { Quarantined } from './quarantine.ts';
 

@@ -1,6 +1,6 @@
 import type { Capability, FetchFunction, ListedModel, ProviderPlugin } from '../../providers/types.ts';
 import type { ModelsConfig } from '../config.ts';
-import type { HealthStore } from '../routing/health.ts';
+import type { HealthStore } from '../state/health.ts';
 import { createBoundedMap } from '../state/bounded-map.ts';
 import type { KnowledgeStore } from '../state/knowledge.ts';
 import { fetchListing, type ListingResult } from './listing.ts';

@@ -1,38 +1,14 @@
-import { createHmac } from 'node:crypto';
 import type { QuotaSnapshot } from '../../providers/types.ts';
-import { keepNewest } from '../state/newest-first.ts';
+import { createMemoryHealthRecords, type HealthPolicy, type HealthRecord, type HealthState, type HealthStore, type Outcome } from '../state/health.ts';
 
-/**
- * Provider health per (provider, key hash). A key is never stored: records are
- * keyed by an HMAC of it, so one caller's failures never steer another's
- * traffic and `/health` can only show what the caller's own keys have seen.
+export type { HealthPolicy, HealthRecord, HealthState, HealthStore, Outcome } from '../state/health.ts';
+export { createKeyHasher, type KeyHasher } from '../state/key-hash.ts';
+
+/*
+ * The health policy: what an outcome does to a key's record, what a record
+ * means now, and how long it is worth keeping. The records themselves live in
+ * state/ (memory, the cluster primary or Redis), which is handed this policy.
  */
-export type HealthState = 'healthy' | 'rate_limited' | 'down' | 'half_open' | 'invalid_key' | 'no_credit';
-
-export interface HealthRecord {
-  /** Stored state; `half_open` is derived when a `down` cooldown has run out. */
-  readonly state: Exclude<HealthState, 'half_open'>;
-  readonly consecutiveFailures: number;
-  /** Epoch ms until which the key is skipped (rate_limited, down, invalid_key, no_credit). */
-  readonly until: number;
-  /** The current `down` cooldown, doubled by each failed probe. */
-  readonly cooldownMs: number;
-  /** While a half-open probe is in flight, other requests skip the key until this time. */
-  readonly probeUntil: number;
-  /** Last failure reason (redacted), for `/health` and error messages. */
-  readonly reason: string | undefined;
-  readonly lastSeen: number;
-  /** The quota figures of the key's last successful answer, when the provider sends them. */
-  readonly quota?: QuotaSnapshot;
-}
-
-export type Outcome =
-  | { readonly kind: 'success'; readonly quota?: QuotaSnapshot }
-  | { readonly kind: 'rate_limited'; readonly retryAfterMs: number | undefined; readonly reason: string }
-  | { readonly kind: 'failure'; readonly reason: string }
-  | { readonly kind: 'invalid_key'; readonly reason: string }
-  /** The provider said the key has no credit left (402, a trial that ran out): skipped for `waitMs` (NO_CREDIT_WAIT_MS). */
-  | { readonly kind: 'no_credit'; readonly reason: string; readonly waitMs: number };
 
 export const HEALTH_TIMINGS = {
   defaultRetryAfterMs: 60_000,
@@ -165,77 +141,22 @@ export function keepFor(record: HealthRecord, now: number): number {
 export const worthKeeping = (record: HealthRecord): boolean =>
   record.state !== 'healthy' || record.consecutiveFailures !== 0 || record.quota !== undefined;
 
-/** Where health records live: in memory here; a shared store implements the same. */
-export interface HealthStore {
-  get(ids: readonly string[]): Promise<Array<HealthRecord | undefined>>;
-  record(id: string, outcome: Outcome, now: number): Promise<HealthRecord>;
-  /** Claims the single half-open probe of a down key; false when another request has it. */
-  claimProbe(id: string, now: number): Promise<boolean>;
-  /**
-   * Takes the next turn (0, 1, 2, ...) of a key pool's round robin for one model,
-   * shared like the records and forgotten like them, an hour after its last use.
-   */
-  nextTurn(id: string, now: number): Promise<number>;
-  close(): Promise<void>;
+/** The half-open probe of a down key past its cooldown goes to one request: the first to claim it. */
+function claimProbe(record: HealthRecord | undefined, now: number): { readonly claimed: boolean; readonly next?: HealthRecord } {
+  if (!record || record.state !== 'down' || record.until > now) return { claimed: true };
+  if (record.probeUntil > now) return { claimed: false };
+  return { claimed: true, next: { ...record, probeUntil: now + HEALTH_TIMINGS.probeTimeoutMs } };
 }
 
-/**
- * Records and round-robin turns live in Maps kept in order of last write, so that
- * past `maxRecords` (HEALTH_MAX_RECORDS) the least recently written goes first:
- * callers sending ever new keys cannot grow memory without bound. An evicted key
- * is simply tried again, as a key never seen.
- */
-export function createMemoryHealthStore(sweepEveryMs = 600_000, now: () => number = Date.now, maxRecords = 100_000): HealthStore {
-  const records = new Map<string, HealthRecord>();
-  // Bounded like the records: swept an hour after their last use, and capped.
-  const turns = new Map<string, { turn: number; lastSeen: number }>();
-  const keep = <V>(map: Map<string, V>, id: string, value: V): void => keepNewest(map, id, value, maxRecords);
-  const sweep = setInterval(() => {
-    const at = now();
-    const cutoff = at - HEALTH_TIMINGS.forgetAfterMs;
-    for (const [id, record] of records) if (record.lastSeen < cutoff && record.until <= at) records.delete(id);
-    for (const [id, entry] of turns) if (entry.lastSeen < cutoff) turns.delete(id);
-  }, sweepEveryMs);
-  sweep.unref();
-  return {
-    async get(ids) {
-      return ids.map((id) => records.get(id));
-    },
-    async record(id, outcome, now) {
-      const next = nextHealth(records.get(id), outcome, now);
-      // A healthy key with nothing on record is the same as no record: a plain success forgets the key.
-      if (worthKeeping(next)) keep(records, id, next);
-      else records.delete(id);
-      return next;
-    },
-    async claimProbe(id, now) {
-      const record = records.get(id);
-      if (!record || record.state !== 'down' || record.until > now) return true;
-      if (record.probeUntil > now) return false;
-      records.set(id, { ...record, probeUntil: now + HEALTH_TIMINGS.probeTimeoutMs });
-      return true;
-    },
-    async nextTurn(id, now) {
-      const entry = turns.get(id);
-      if (entry) {
-        entry.turn += 1;
-        entry.lastSeen = now;
-        return entry.turn;
-      }
-      keep(turns, id, { turn: 0, lastSeen: now });
-      return 0;
-    },
-    async close() {
-      clearInterval(sweep);
-      records.clear();
-      turns.clear();
-    },
-  };
-}
+/** The policy every health store is made with. */
+export const healthPolicy: HealthPolicy = {
+  next: nextHealth,
+  claimProbe,
+  keepFor,
+  worthKeeping,
+  forgetAfterMs: HEALTH_TIMINGS.forgetAfterMs,
+};
 
-export type KeyHasher = (providerId: string, key: string) => string;
-
-/** `provider:HMAC-SHA256(secret, key)`: the only form in which a key's identity is kept. */
-export function createKeyHasher(secret: string): KeyHasher {
-  return (providerId, key) => `${providerId}:${createHmac('sha256', secret).update(key).digest('base64url')}`;
-}
+/** A health store in this process's memory, bounded by `maxRecords` (HEALTH_MAX_RECORDS). */
+export const createMemoryHealthStore = (sweepEveryMs = 600_000, now: () => number = Date.now, maxRecords = 100_000): HealthStore =>
+  createMemoryHealthRecords(healthPolicy, sweepEveryMs, now, maxRecords);

@@ -1,19 +1,12 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { ProviderPlugin } from '../../providers/types.ts';
 import { HttpError } from '../core/errors.ts';
+import type { KeyPool, KeyReader, KeySet } from '../core/keys.ts';
 
 /** The most keys one provider's header may carry. */
 export const MAX_KEYS_PER_HEADER = 16;
 
-/** One provider's keys, in the order of its header: one or more, at most MAX_KEYS_PER_HEADER. */
-export type KeyPool = readonly string[];
-
-/** Provider id -> the caller's keys, for the providers whose header was sent. Lives only for the request. */
-export type KeySet = ReadonlyMap<string, KeyPool>;
-
-export interface KeyReader {
-  (headers: IncomingHttpHeaders): KeySet;
-}
+export type { KeyPool, KeyReader, KeySet } from '../core/keys.ts';
 
 const invalid = (message: string): HttpError => new HttpError(400, 'invalid_request_error', message);
 

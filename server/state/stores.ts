@@ -1,7 +1,7 @@
 import type { ClientRateLimitInfo, Options, Store } from 'express-rate-limit';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
-import { createMemoryHealthStore, type HealthStore } from '../routing/health.ts';
+import { createMemoryHealthRecords, type HealthPolicy, type HealthStore } from './health.ts';
 import { createSlidingWindowStore } from './sliding-window-store.ts';
 import { closeRedis, connectRedis } from './redis/client.ts';
 import { createRedisHealthStore } from './redis/health-store.ts';
@@ -15,7 +15,7 @@ import { createRedisKeyCheckStore } from './redis/key-check-store.ts';
 /**
  * Where Freeway keeps its only state, the rate-limit windows and provider health:
  * in this process's memory (one process), in the cluster primary's (WORKERS > 1,
- * see ../cluster.ts), or in Redis (REDIS_URL), shared by every worker and instance.
+ * see ../cluster/), or in Redis (REDIS_URL), shared by every worker and instance.
  */
 export interface Stores {
   readonly healthStore: HealthStore;
@@ -37,12 +37,16 @@ export interface StoreChoice {
   readonly knowledgeStore?: KnowledgeStore;
 }
 
-export function createStores(config: Config, logger: Logger, given: StoreChoice = {}): Stores {
+/** The stores `config` asks for, their health records kept by `policy` (routing/health.ts). */
+export function createStores(config: Config, logger: Logger, policy: HealthPolicy, given: StoreChoice = {}): Stores {
   const warn = createThrottledWarn(logger);
   const needsRedis = config.redisUrl !== undefined && (!given.healthStore || !given.rateLimitStore || !given.knowledgeStore);
   const redis = needsRedis && config.redisUrl ? connectRedis(config.redisUrl, logger, warn) : undefined;
   const healthStore =
-    given.healthStore ?? (redis ? withHealthFallback(createRedisHealthStore(redis), warn, 'Redis') : createMemoryHealthStore(undefined, undefined, config.healthMaxRecords));
+    given.healthStore ??
+    (redis
+      ? withHealthFallback(createRedisHealthStore(redis, policy), policy, warn, 'Redis')
+      : createMemoryHealthRecords(policy, undefined, undefined, config.healthMaxRecords));
   const rateLimitStore = given.rateLimitStore ?? (redis
       ? failOpen(createRedisRateLimitStore(redis, { maxClients: config.rateLimitMaxClients }), warn, 'Redis')
       : createSlidingWindowStore(undefined, undefined, config.rateLimitMaxClients));
@@ -120,8 +124,8 @@ export function failOpen(store: Store, warn: Warn, where: string): Store {
  * What was learnt meanwhile stays local: a key that failed during an outage
  * may be tried once more by another instance.
  */
-export function withHealthFallback(shared: HealthStore, warn: Warn, where: string): HealthStore {
-  const local = createMemoryHealthStore();
+export function withHealthFallback(shared: HealthStore, policy: HealthPolicy, warn: Warn, where: string): HealthStore {
+  const local = createMemoryHealthRecords(policy);
   const fallBack = (error: unknown): void =>
     warn('health', `Provider health kept in this process's memory: ${where} did not answer`, error);
   return {

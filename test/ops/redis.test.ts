@@ -4,7 +4,7 @@ import { Writable } from 'node:stream';
 import type { Options, Store } from 'express-rate-limit';
 import { Redis } from 'ioredis';
 import { loadConfig } from '../../server/config.ts';
-import { createKeyHasher, createMemoryHealthStore, HEALTH_TIMINGS, viewHealth, type HealthStore, type Outcome } from '../../server/routing/health.ts';
+import { createKeyHasher, createMemoryHealthStore, HEALTH_TIMINGS, healthPolicy, viewHealth, type HealthStore, type Outcome } from '../../server/routing/health.ts';
 import { createSlidingWindowStore } from '../../server/state/sliding-window-store.ts';
 import { createLogger } from '../../server/http/request-log.ts';
 import { closeRedis, connectRedis } from '../../server/state/redis/client.ts';
@@ -212,7 +212,7 @@ describe('Redis stores (against a real redis-server)', function () {
 
     it('records and claims probes exactly as the memory store', async () => {
       const memory = createMemoryHealthStore();
-      const shared = createRedisHealthStore(client);
+      const shared = createRedisHealthStore(client, healthPolicy);
       const outcomes: Outcome[] = [failure, failure, success, failure, failure, failure, limited, invalid, failure, failure, failure, failure];
       let now = 1_000_000;
       for (const [i, outcome] of outcomes.entries()) {
@@ -235,7 +235,7 @@ describe('Redis stores (against a real redis-server)', function () {
     });
 
     it('keeps records under freeway:health:<id> for an hour; a success removes the record', async () => {
-      const store = createRedisHealthStore(client);
+      const store = createRedisHealthStore(client, healthPolicy);
       await store.record('groq:abc', limited, Date.now());
       const ttl = await peek.pttl('freeway:health:groq:abc');
       expect(ttl).to.be.within(HEALTH_TIMINGS.forgetAfterMs - 5_000, HEALTH_TIMINGS.forgetAfterMs);
@@ -245,7 +245,7 @@ describe('Redis stores (against a real redis-server)', function () {
     });
 
     it('lets exactly one of many simultaneous probe claims from two instances through', async () => {
-      const [one, two] = [createRedisHealthStore(client), createRedisHealthStore(other)];
+      const [one, two] = [createRedisHealthStore(client, healthPolicy), createRedisHealthStore(other, healthPolicy)];
       const start = 2_000_000;
       for (let i = 0; i < 3; i++) await one.record('groq:probe', failure, start + i);
       const at = start + HEALTH_TIMINGS.downCooldownMs + 10;
@@ -254,7 +254,7 @@ describe('Redis stores (against a real redis-server)', function () {
     });
 
     it('loses no update when two instances record failures at once', async () => {
-      const [one, two] = [createRedisHealthStore(client), createRedisHealthStore(other)];
+      const [one, two] = [createRedisHealthStore(client, healthPolicy), createRedisHealthStore(other, healthPolicy)];
       await Promise.all(Array.from({ length: 6 }, (_, i) => (i % 2 ? one : two).record('groq:race', failure, 3_000_000 + i)));
       const [record] = await one.get(['groq:race']);
       expect(record).to.include({ state: 'down', consecutiveFailures: 6 });
@@ -278,7 +278,7 @@ describe('Redis stores when Redis does not answer (no server needed)', () => {
     const windows = failOpen(createRedisRateLimitStore(dead), warn, 'Redis');
     windows.init?.({ limit: 1, windowMs: 60_000 } as Options);
     for (let i = 0; i < 5; i++) expect((await windows.increment('ip')).totalHits).to.equal(1);
-    const health: HealthStore = withHealthFallback(createRedisHealthStore(dead), warn, 'Redis');
+    const health: HealthStore = withHealthFallback(createRedisHealthStore(dead, healthPolicy), healthPolicy, warn, 'Redis');
     await health.record('groq:k', { kind: 'rate_limited', retryAfterMs: 5_000, reason: '429' }, Date.now());
     const [record] = await health.get(['groq:k']);
     expect(record?.state).to.equal('rate_limited');

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { HEALTH_TIMINGS, keepFor, nextHealth, worthKeeping, type HealthRecord, type HealthStore } from '../../routing/health.ts';
+import type { HealthPolicy, HealthRecord, HealthStore } from '../health.ts';
 import { defineScript } from './client.ts';
 
 /*
@@ -10,7 +10,7 @@ import { defineScript } from './client.ts';
  * A key pool's round-robin turn is a counter, `freeway:turn:<provider>:<HMAC of the
  * pool's key HMACs>|<model>`, that expires an hour after its last use.
  *
- * The state machine stays in TypeScript (health.ts). A change is a
+ * The state machine stays in TypeScript (the policy handed in). A change is a
  * compare-and-set: the script writes only if the record is still what the
  * change was computed from, and otherwise answers with what is there now.
  */
@@ -37,7 +37,7 @@ function parse(raw: string | null | undefined): HealthRecord | undefined {
   }
 }
 
-export function createRedisHealthStore(client: Redis, prefix = 'freeway:health:', turnPrefix = 'freeway:turn:'): HealthStore {
+export function createRedisHealthStore(client: Redis, policy: HealthPolicy, prefix = 'freeway:health:', turnPrefix = 'freeway:turn:'): HealthStore {
   const compareAndSet = defineScript<[0 | 1, string]>(client, 'freewayHealthCompareAndSet', compareAndSetLua);
   const incrementTurn = defineScript<number>(client, 'freewayNextTurn', nextTurnLua);
 
@@ -48,7 +48,7 @@ export function createRedisHealthStore(client: Redis, prefix = 'freeway:health:'
     for (let attempt = 1; ; attempt++) {
       const { next, result } = change(parse(raw));
       if (next === undefined) return result;
-      const [written, current] = await compareAndSet(key, raw, JSON.stringify(next), keepFor(next, now));
+      const [written, current] = await compareAndSet(key, raw, JSON.stringify(next), policy.keepFor(next, now));
       if (written === 1) return result;
       if (attempt === maxTries) throw new Error('health record kept changing under concurrent writers');
       raw = current;
@@ -64,25 +64,24 @@ export function createRedisHealthStore(client: Redis, prefix = 'freeway:health:'
     async record(id, outcome, now) {
       if (outcome.kind === 'success') {
         // A success forgets the past: one write, no read. An empty record means the same as none.
-        const next = nextHealth(undefined, outcome, now);
-        if (worthKeeping(next)) await client.set(prefix + id, JSON.stringify(next), 'PX', keepFor(next, now));
+        const next = policy.next(undefined, outcome, now);
+        if (policy.worthKeeping(next)) await client.set(prefix + id, JSON.stringify(next), 'PX', policy.keepFor(next, now));
         else await client.del(prefix + id);
         return next;
       }
       return update(id, now, (record) => {
-        const next = nextHealth(record, outcome, now);
+        const next = policy.next(record, outcome, now);
         return { next, result: next };
       });
     },
     async claimProbe(id, now) {
       return update(id, now, (record) => {
-        if (!record || record.state !== 'down' || record.until > now) return { result: true };
-        if (record.probeUntil > now) return { result: false };
-        return { next: { ...record, probeUntil: now + HEALTH_TIMINGS.probeTimeoutMs }, result: true };
+        const { claimed, next } = policy.claimProbe(record, now);
+        return { next, result: claimed };
       });
     },
     async nextTurn(id) {
-      return (await incrementTurn(turnPrefix + id, HEALTH_TIMINGS.forgetAfterMs)) - 1;
+      return (await incrementTurn(turnPrefix + id, policy.forgetAfterMs)) - 1;
     },
     async close() {},
   };
