@@ -2,12 +2,17 @@ import cluster from 'node:cluster';
 import { buildCatalog } from '../catalog/catalog.ts';
 import { loadProviderPlugins } from '../providers/loader.ts';
 import { createApp } from './app.ts';
-import { cannotStartMessage, createPrimaryStores, isEcho, isShutdownMessage, runPrimary } from './cluster.ts';
+import { cannotStartMessage, connectToPrimary, isShutdownMessage } from './cluster/channel.ts';
+import { askPrimaryForMetrics, offerToPrimary } from './cluster/metrics.ts';
+import { isEcho } from './cluster/signals.ts';
+import { runPrimary } from './cluster/supervisor.ts';
+import { createWorkerStores } from './cluster/worker-stores.ts';
 import { cannotStart, listenFailure, loadConfig, type Config } from './config.ts';
 import { createStdoutLogger, exitAfterFlush } from './http/request-log.ts';
 import { createFreewayServer } from './http/server.ts';
 import { collectDefaultMetrics } from 'prom-client';
-import { askPrimary, listenForMetrics, offerToPrimary } from './http/metrics.ts';
+import { listenForMetrics } from './http/metrics-endpoint.ts';
+import { healthPolicy } from './routing/health.ts';
 
 // A cluster worker may be told to stop before it is up; listen for that first.
 let stopRequested = false;
@@ -45,9 +50,9 @@ const FINAL_GRACE_MS = 500;
 function serve(config: Config): void {
   const catalog = buildCatalog(plugins);
   // Workers without Redis keep their state in the primary; with Redis (or alone), createApp picks the stores.
-  const shared = clustered && !config.redisUrl ? createPrimaryStores(logger, config.models) : {};
+  const shared = clustered && !config.redisUrl ? createWorkerStores(logger, healthPolicy, { limits: config.models }) : {};
   // In a cluster, /metrics on the main port shows every worker: the primary aggregates them.
-  const scrapeMetrics = clustered && config.metrics.mode === 'main' ? askPrimary() : undefined;
+  const scrapeMetrics = clustered && config.metrics.mode === 'main' ? askPrimaryForMetrics(connectToPrimary()) : undefined;
   const freeway = createApp({ config, catalog, logger, ...shared, scrapeMetrics });
   const where = config.metrics;
   if (where.mode !== 'off') {

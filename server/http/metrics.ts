@@ -1,8 +1,7 @@
-import cluster from 'node:cluster';
-import { createServer, type Server } from 'node:http';
 import type { Request, RequestHandler, Response } from 'express';
-import { AggregatorRegistry, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { HEALTH_TIMINGS, viewHealth, type HealthRecord, type HealthState, type HealthStore } from '../routing/health.ts';
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { HEALTH_TIMINGS, viewHealth } from '../routing/health.ts';
+import type { HealthRecord, HealthState, HealthStore } from '../state/health.ts';
 import type { LatencyTracker } from '../routing/latency.ts';
 import type { LogLocals } from './request-log.ts';
 
@@ -239,110 +238,4 @@ export function createMetrics(now: () => number = Date.now): Metrics {
       };
     },
   };
-}
-
-// ---------------------------------------------------------------------------
-// WORKERS > 1: the primary sums the workers' registries (prom-client's AggregatorRegistry).
-
-interface MetricsRequest {
-  readonly freeway: 'metrics';
-  readonly seq: number;
-  readonly text?: string;
-  readonly error?: string;
-}
-
-const isMetricsMessage = (message: unknown): message is MetricsRequest =>
-  typeof message === 'object' && message !== null && (message as { freeway?: unknown }).freeway === 'metrics';
-
-/** In a worker: answer the primary's aggregation requests from this registry. */
-export function offerToPrimary(registry: Registry): void {
-  AggregatorRegistry.setRegistries([registry]);
-  // Constructing one installs prom-client's worker-side listener.
-  new AggregatorRegistry();
-}
-
-/** In a worker: the whole cluster's metrics text, asked of the primary. */
-export function askPrimary(): () => Promise<string> {
-  const pending = new Map<number, { resolve(text: string): void; reject(error: Error): void }>();
-  let seq = 0;
-  process.on('message', (message: unknown) => {
-    if (!isMetricsMessage(message)) return;
-    const entry = pending.get(message.seq);
-    if (!entry) return;
-    pending.delete(message.seq);
-    if (message.error !== undefined) entry.reject(new Error(message.error));
-    else entry.resolve(message.text ?? '');
-  });
-  return () =>
-    new Promise<string>((resolve, reject) => {
-      if (!process.send || !process.connected) {
-        reject(new Error('no channel to the cluster primary'));
-        return;
-      }
-      const id = (seq = (seq + 1) % Number.MAX_SAFE_INTEGER);
-      pending.set(id, { resolve, reject });
-      // prom-client gives up on silent workers after 5 s; this bounds the wait for the primary too.
-      setTimeout(() => {
-        if (pending.delete(id)) reject(new Error('the cluster primary did not send the metrics within 6 s'));
-      }, 6_000).unref();
-      process.send({ freeway: 'metrics', seq: id } satisfies MetricsRequest);
-    });
-}
-
-/** In the primary: aggregates the workers' metrics, for workers that ask and for a METRICS_PORT listener. */
-export function aggregateWorkers(): () => Promise<string> {
-  const aggregator = new AggregatorRegistry();
-  const scrape = (): Promise<string> => aggregator.clusterMetrics();
-  cluster.on('message', (worker, message: unknown) => {
-    if (!isMetricsMessage(message)) return;
-    const reply = (answer: MetricsRequest): void => {
-      if (worker.isConnected()) worker.send(answer, undefined, () => {});
-    };
-    scrape().then(
-      (text) => reply({ freeway: 'metrics', seq: message.seq, text }),
-      (error: unknown) => reply({ freeway: 'metrics', seq: message.seq, error: error instanceof Error ? error.message : String(error) }),
-    );
-  });
-  return scrape;
-}
-
-/** `GET /metrics`: the text a scrape function makes, in Prometheus's content type. */
-export function metricsEndpoint(scrape: () => Promise<string>, contentType: string): RequestHandler {
-  return async (_req, res) => {
-    const text = await scrape();
-    res.setHeader('Content-Type', contentType);
-    res.setHeader('Cache-Control', 'no-store');
-    res.end(text);
-  };
-}
-
-/**
- * METRICS_PORT: `/metrics` on a listener of its own (METRICS_HOST, 127.0.0.1 by
- * default), so that it can stay off the public interface. Anything else there is a 404.
- */
-export function listenForMetrics(
-  scrape: () => Promise<string>,
-  where: { readonly host: string; readonly port: number },
-  onListening: (url: string) => void,
-  onError: (error: unknown) => void,
-): Server {
-  const server = createServer((req, res) => {
-    const path = (req.url ?? '').split('?')[0];
-    if (path !== '/metrics' || (req.method !== 'GET' && req.method !== 'HEAD')) {
-      res.writeHead(404, { 'Content-Type': 'text/plain' }).end('Only GET /metrics is served here.\n');
-      return;
-    }
-    scrape().then(
-      (text) => res.writeHead(200, { 'Content-Type': Registry.PROMETHEUS_CONTENT_TYPE, 'Cache-Control': 'no-store' }).end(req.method === 'HEAD' ? undefined : text),
-      () => res.writeHead(503, { 'Content-Type': 'text/plain' }).end('Metrics are not available right now.\n'),
-    );
-  });
-  server.once('error', onError);
-  server.listen(where.port, where.host, () => {
-    server.off('error', onError);
-    onListening(`http://${where.host}:${where.port}/metrics`);
-  });
-  // Never holds a stopping process open.
-  server.unref();
-  return server;
 }

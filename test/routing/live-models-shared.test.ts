@@ -108,7 +108,7 @@ describe('live model lists shared between workers', () => {
   it('20 concurrent first requests with a new key, on two workers sharing the primary\'s store, cause one listing call', async () => {
     const groq = await groqWithListing();
     const upstream = await startUpstream();
-    // The cluster primary serves its workers the same memory store over IPC (server/cluster.ts), and one KEY_HASH_SECRET.
+    // The cluster primary serves its workers the same memory store over IPC (server/cluster/), and one KEY_HASH_SECRET.
     const shared = createMemoryKnowledgeStore(100, 1024 ** 2);
     const workers: RunningFreeway[] = [];
     try {

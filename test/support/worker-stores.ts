@@ -1,11 +1,12 @@
 // A stand-in cluster worker for test/ops/cluster.test.ts: it uses the worker-side
-// stores (server/cluster.ts) over its IPC channel to the test, which plays the
+// stores (server/cluster/worker-stores.ts) over its IPC channel to the test, which plays the
 // primary and may answer or stay silent. Commands arrive as {cmd}, results go back as {result}.
 import type { Options } from 'express-rate-limit';
-import { createPrimaryStores } from '../../server/cluster.ts';
+import { createWorkerStores } from '../../server/cluster/worker-stores.ts';
 import { createLogger } from '../../server/http/request-log.ts';
+import { healthPolicy } from '../../server/routing/health.ts';
 
-const { rateLimitStore, healthStore } = createPrimaryStores(createLogger('info'));
+const { rateLimitStore, healthStore } = createWorkerStores(createLogger('info'), healthPolicy);
 rateLimitStore.init?.({ limit: 3, windowMs: 60_000 } as Options);
 
 process.on('message', async (message: { cmd?: string }) => {

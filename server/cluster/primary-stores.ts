@@ -1,0 +1,106 @@
+import type { ClientRateLimitInfo, Options } from 'express-rate-limit';
+import type { Config } from '../config.ts';
+import { createMemoryHealthRecords, type HealthPolicy, type Outcome } from '../state/health.ts';
+import { createMemoryKeyCheckStore, type KeyCheckRecord } from '../state/key-checks.ts';
+import { createMemoryKnowledgeStore } from '../state/knowledge.ts';
+import { createSlidingWindowStore } from '../state/sliding-window-store.ts';
+
+/*
+ * WORKERS > 1 without REDIS_URL: the primary holds the rate-limit windows,
+ * provider health, key checks and model knowledge in the same memory stores a
+ * single process uses, and the workers reach them over the channel
+ * (channel.ts), so that a client's (limit + 1)th request is refused whichever
+ * worker it lands on.
+ */
+
+/** A store operation a worker asks of the primary. */
+export type StoreCall =
+  | { readonly op: 'rl.increment' | 'rl.get' | 'rl.decrement' | 'rl.resetKey'; readonly key: string }
+  | { readonly op: 'rl.resetAll' }
+  | { readonly op: 'health.get'; readonly ids: readonly string[] }
+  | { readonly op: 'health.record'; readonly id: string; readonly outcome: Outcome; readonly now: number }
+  | { readonly op: 'health.claimProbe'; readonly id: string; readonly now: number }
+  | { readonly op: 'health.nextTurn'; readonly id: string; readonly now: number }
+  | { readonly op: 'checks.get'; readonly ids: readonly string[] }
+  | { readonly op: 'checks.claim'; readonly id: string; readonly now: number; readonly intervalMs: number }
+  | { readonly op: 'checks.save'; readonly id: string; readonly record: KeyCheckRecord }
+  | { readonly op: 'checks.spend'; readonly client: string; readonly now: number; readonly perMinute: number }
+  | { readonly op: 'models.get' | 'models.fields'; readonly ids: readonly string[] }
+  | { readonly op: 'models.set'; readonly id: string; readonly value: string; readonly ttlMs: number }
+  | { readonly op: 'models.claim'; readonly id: string; readonly ttlMs: number }
+  | { readonly op: 'models.setField'; readonly id: string; readonly field: string; readonly value: string; readonly ttlMs: number };
+
+/** Rate-limit info as it crosses the channel (a Date would arrive as a string). */
+export interface WireInfo {
+  readonly totalHits: number;
+  readonly resetTime: number | undefined;
+}
+
+export interface PrimaryStores {
+  /** Runs one worker's store call; its value is what the channel sends back. */
+  run(call: StoreCall): Promise<unknown>;
+  close(): Promise<void>;
+}
+
+const wire = (info: ClientRateLimitInfo | undefined): WireInfo | null =>
+  info ? { totalHits: info.totalHits, resetTime: info.resetTime?.getTime() } : null;
+
+/** The primary's stores, bounded like a single process's: the workers' clients together are at most RATE_LIMIT_MAX_CLIENTS. */
+export function createPrimaryStores(config: Config, policy: HealthPolicy): PrimaryStores {
+  const windows = createSlidingWindowStore(undefined, undefined, config.rateLimitMaxClients);
+  windows.init?.({ limit: config.rateLimitMax, windowMs: config.rateLimitWindowMs } as Options);
+  const health = createMemoryHealthRecords(policy, undefined, undefined, config.healthMaxRecords);
+  const checks = createMemoryKeyCheckStore(config.healthMaxRecords);
+  const knowledge = createMemoryKnowledgeStore(config.models.maxKeys, config.models.maxBytes);
+
+  async function run(call: StoreCall): Promise<unknown> {
+    switch (call.op) {
+      case 'rl.increment':
+        return wire(await windows.increment(call.key));
+      case 'rl.get':
+        return wire(await windows.get?.(call.key));
+      case 'rl.decrement':
+        return windows.decrement(call.key);
+      case 'rl.resetKey':
+        return windows.resetKey(call.key);
+      case 'rl.resetAll':
+        return windows.resetAll?.();
+      case 'health.get':
+        return health.get(call.ids);
+      case 'health.record':
+        return health.record(call.id, call.outcome, call.now);
+      case 'health.claimProbe':
+        return health.claimProbe(call.id, call.now);
+      case 'health.nextTurn':
+        return health.nextTurn(call.id, call.now);
+      case 'checks.get':
+        return checks.get(call.ids);
+      case 'checks.claim':
+        return checks.claim(call.id, call.now, call.intervalMs);
+      case 'checks.save':
+        return checks.save(call.id, call.record);
+      case 'checks.spend':
+        return checks.spend(call.client, call.now, call.perMinute);
+      case 'models.get':
+        return (await knowledge.get(call.ids)).map((value) => value ?? null);
+      case 'models.fields':
+        return (await knowledge.fields(call.ids)).map((value) => value ?? null);
+      case 'models.set':
+        return knowledge.set(call.id, call.value, call.ttlMs);
+      case 'models.claim':
+        return knowledge.claim(call.id, call.ttlMs);
+      case 'models.setField':
+        return knowledge.setField(call.id, call.field, call.value, call.ttlMs);
+    }
+  }
+
+  return {
+    run,
+    async close() {
+      await windows.shutdown?.();
+      await health.close();
+      await checks.close();
+      await knowledge.close();
+    },
+  };
+}
