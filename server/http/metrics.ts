@@ -78,8 +78,8 @@ const maxWatchedKeys = 10_000;
 
 const providerOf = (id: string): string => id.slice(0, Math.max(0, id.indexOf(':')));
 
-export function createMetrics(now: () => number = Date.now): Metrics {
-  const registry = new Registry();
+/** The counters and histograms, registered in `registry`. */
+function createInstruments(registry: Registry) {
   const requests = new Counter({
     name: 'freeway_http_requests_total',
     help: 'HTTP requests finished, by route pattern and status (499: the caller went away first).',
@@ -128,7 +128,13 @@ export function createMetrics(now: () => number = Date.now): Metrics {
     help: 'Connections closed on arrival because MAX_CONNECTIONS connections were open.',
     registers: [registry],
   });
+  return { requests, attempts, firstToken, duration, refusals, listings, quarantines, droppedConnections };
+}
 
+type Instruments = ReturnType<typeof createInstruments>;
+
+/** The responses being sent now, read by the in-flight gauges when scraped. */
+function watchOpenResponses(registry: Registry): Set<Response> {
   // In-flight counts are read off the open responses when scraped: nothing to keep in step.
   const open = new Set<Response>();
   new Gauge({
@@ -149,7 +155,11 @@ export function createMetrics(now: () => number = Date.now): Metrics {
       this.set(streams);
     },
   });
+  return open;
+}
 
+/** The keys-by-state gauge: `see` a key's record as it is read or written; the gauge counts them when scraped. */
+function watchKeyStates(registry: Registry, now: () => number): (id: string, record: HealthRecord | undefined) => void {
   // The keys this process has seen, by the state of their last record. Map order is recency order.
   const watched = new Map<string, { record: HealthRecord | undefined; seen: number }>();
   const see = (id: string, record: HealthRecord | undefined): void => {
@@ -185,8 +195,12 @@ export function createMetrics(now: () => number = Date.now): Metrics {
       for (const [provider, byState] of counts) for (const [state, count] of byState) this.set({ provider, state }, count);
     },
   });
+  return see;
+}
 
-  const middleware: RequestHandler = (req, res, next) => {
+/** Counts every request, in flight and finished, by route and status, and its attempts and duration. */
+function countRequests({ requests, attempts, duration }: Instruments, open: Set<Response>): RequestHandler {
+  return (req, res, next) => {
     const started = performance.now();
     open.add(res);
     let done = false;
@@ -205,6 +219,14 @@ export function createMetrics(now: () => number = Date.now): Metrics {
     res.once('close', finish);
     next();
   };
+}
+
+export function createMetrics(now: () => number = Date.now): Metrics {
+  const registry = new Registry();
+  const instruments = createInstruments(registry);
+  const { firstToken, refusals, listings, quarantines, droppedConnections } = instruments;
+  const middleware = countRequests(instruments, watchOpenResponses(registry));
+  const see = watchKeyStates(registry, now);
 
   return {
     registry,
