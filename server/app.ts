@@ -124,7 +124,8 @@ function methodNotAllowed(allow: string): RequestHandler {
   };
 }
 
-export function createApp(deps: AppDeps): FreewayApp {
+/** The stores, metrics, model knowledge, router and limits one app runs on. */
+function createServices(deps: AppDeps) {
   const { config, catalog, logger } = deps;
   const providers = catalog.providers;
   const redact = createRedactor(providers);
@@ -152,6 +153,14 @@ export function createApp(deps: AppDeps): FreewayApp {
   const rateLimit = createRateLimit({ max: config.rateLimitMax, windowMs: config.rateLimitWindowMs, ipv6Subnet: config.rateLimitIpv6Subnet, store: stores.rateLimitStore, onRefused: metrics.rateLimited });
   const shutdown = createShutdown();
   const readiness: Readiness = { phase: 'starting' };
+  return { redact, readKeys, hashKey, stores, metrics, healthStore, upstreamFetch, knowledge, router, clientOf, rateLimit, shutdown, readiness };
+}
+
+type Services = ReturnType<typeof createServices>;
+
+/** The route handlers and body readers, on top of the services. */
+function createHandlers(deps: AppDeps, { redact, readKeys, hashKey, upstreamFetch, knowledge, router, clientOf, shutdown }: Services) {
+  const { config, catalog } = deps;
   const completions = {
     catalog,
     readKeys,
@@ -212,36 +221,14 @@ export function createApp(deps: AppDeps): FreewayApp {
     }),
   });
 
-  const app = express();
-  app.disable('x-powered-by');
-  app.set('etag', false);
-  app.set('query parser', false);
-  // req.ip / req.ips: the rate limit's client (http/rate-limit.ts).
-  app.set('trust proxy', config.trustProxy);
+  return { completions, resolveClaudeModel, keyModels, claudeModels, byApi, readBody, readAudio, embeddings, transcriptions };
+}
 
-  // Probes come first: cheap, never rate limited, not logged per call.
-  probes(app, readiness, stores.redisReady, config.readyzRequireRedis);
-  app.use(requestId(redact));
-  app.use(requestLog(logger, keyShapedRedactor(redact, readKeys)));
-  app.use(metrics.middleware);
-  app.use(
-    '/v1',
-    cors({
-      origin: config.corsOrigins === '*' ? '*' : [...config.corsOrigins],
-      methods: ['GET', 'POST', 'OPTIONS'],
-      // No allowedHeaders: a preflight is allowed the headers it asks for (key
-      // headers, and whatever a client SDK adds, such as the openai SDK's
-      // x-stainless-*). No route reads cookies or credentials, so nothing is
-      // gained by refusing a header, and the list stays right when SDKs change.
-      exposedHeaders: ['Retry-After', 'RateLimit', 'RateLimit-Policy', 'X-Request-Id', 'X-Freeway-Provider', 'X-Freeway-Model', 'X-Freeway-Attempts', 'X-Freeway-Dropped-Tools'],
-      maxAge: 600,
-    }),
-  );
-  // Before the rate limit and the body reader, so that their errors too are in Anthropic's shape.
-  app.use('/v1/messages', anthropicErrors());
-  app.use('/v1/models', anthropicErrors(speaksAnthropic));
-  app.use('/v1', rateLimit);
-
+/** Every route Freeway serves, each with the 405 of its other methods. */
+function mountRoutes(app: Express, deps: AppDeps, services: Services, handlers: ReturnType<typeof createHandlers>): void {
+  const { config, catalog } = deps;
+  const { metrics, readKeys, healthStore, hashKey, stores, upstreamFetch, redact, knowledge, clientOf } = services;
+  const { completions, resolveClaudeModel, keyModels, claudeModels, byApi, readBody, readAudio, embeddings, transcriptions } = handlers;
   if (config.metrics.mode === 'main') {
     app.get('/metrics', metricsEndpoint(deps.scrapeMetrics ?? (() => metrics.registry.metrics()), metrics.registry.contentType));
     app.all('/metrics', methodNotAllowed('GET, HEAD'));
@@ -291,6 +278,46 @@ export function createApp(deps: AppDeps): FreewayApp {
   app.post('/v1/audio/transcriptions', readAudio, transcriptions);
   app.all('/v1/audio/transcriptions', methodNotAllowed('POST'));
   if (config.console) serveConsole(app);
+
+}
+
+export function createApp(deps: AppDeps): FreewayApp {
+  const { config, logger } = deps;
+  const services = createServices(deps);
+  const { redact, readKeys, stores, metrics, knowledge, rateLimit, shutdown, readiness } = services;
+  const handlers = createHandlers(deps, services);
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.set('query parser', false);
+  // req.ip / req.ips: the rate limit's client (http/rate-limit.ts).
+  app.set('trust proxy', config.trustProxy);
+
+  // Probes come first: cheap, never rate limited, not logged per call.
+  probes(app, readiness, stores.redisReady, config.readyzRequireRedis);
+  app.use(requestId(redact));
+  app.use(requestLog(logger, keyShapedRedactor(redact, readKeys)));
+  app.use(metrics.middleware);
+  app.use(
+    '/v1',
+    cors({
+      origin: config.corsOrigins === '*' ? '*' : [...config.corsOrigins],
+      methods: ['GET', 'POST', 'OPTIONS'],
+      // No allowedHeaders: a preflight is allowed the headers it asks for (key
+      // headers, and whatever a client SDK adds, such as the openai SDK's
+      // x-stainless-*). No route reads cookies or credentials, so nothing is
+      // gained by refusing a header, and the list stays right when SDKs change.
+      exposedHeaders: ['Retry-After', 'RateLimit', 'RateLimit-Policy', 'X-Request-Id', 'X-Freeway-Provider', 'X-Freeway-Model', 'X-Freeway-Attempts', 'X-Freeway-Dropped-Tools'],
+      maxAge: 600,
+    }),
+  );
+  // Before the rate limit and the body reader, so that their errors too are in Anthropic's shape.
+  app.use('/v1/messages', anthropicErrors());
+  app.use('/v1/models', anthropicErrors(speaksAnthropic));
+  app.use('/v1', rateLimit);
+
+  mountRoutes(app, deps, services, handlers);
 
   app.use((req) => {
     throw new HttpError(404, 'invalid_request_error', `Unknown route: ${req.method} ${clip(req.path)}${routeHint(req.path)}`);
