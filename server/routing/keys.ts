@@ -1,4 +1,3 @@
-import type { IncomingHttpHeaders } from 'node:http';
 import type { ProviderPlugin } from '../../providers/types.ts';
 import { HttpError } from '../core/errors.ts';
 import type { KeyPool, KeyReader, KeySet } from '../core/keys.ts';
