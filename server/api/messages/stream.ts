@@ -2,6 +2,7 @@ import type { LanguageModelV4FinishReason, LanguageModelV4StreamPart, LanguageMo
 import { assertFinished } from '../../core/parts.ts';
 import { noUsage } from '../../../providers/usage.ts';
 import type { StreamEncoder } from '../completion.ts';
+import { systemContext, type EncoderContext } from '../encoding.ts';
 import { anthropicErrorBody } from './errors.ts';
 import { toToolUseId } from './request.ts';
 import { messageId, showsThinking, THINKING_SIGNATURE, toStopReason, toUsage } from './response.ts';
@@ -35,7 +36,7 @@ type OpenBlock = { kind: 'text' | 'thinking'; index: number } | { kind: 'tool'; 
  * in `waiting`, in order, meanwhile. `waiting` holds at most the rest of this
  * one answer, which `max_tokens` bounds.
  */
-export function messagesStream(request: MessagesRequest): StreamEncoder {
+export function messagesStream(request: MessagesRequest, context: EncoderContext = systemContext): StreamEncoder {
   const model = JSON.stringify(request.model);
   const thinking = showsThinking(request);
   let next = 0;
@@ -160,7 +161,7 @@ export function messagesStream(request: MessagesRequest): StreamEncoder {
 
   return {
     start() {
-      const message = `{"id":"${messageId()}","type":"message","role":"assistant","model":${model},"content":[],"stop_reason":null,"stop_sequence":null,"stop_details":null,"container":null,"diagnostics":null,"usage":${START_USAGE}}`;
+      const message = `{"id":"${messageId(context)}","type":"message","role":"assistant","model":${model},"content":[],"stop_reason":null,"stop_sequence":null,"stop_details":null,"container":null,"diagnostics":null,"usage":${START_USAGE}}`;
       return event('message_start', `{"type":"message_start","message":${message}}`) + PING;
     },
     part: encode,
