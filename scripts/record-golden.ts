@@ -5,6 +5,8 @@
  * finish part's usage as the upstream reported it) and the whole answer of a
  * non-streaming call, then what each API's encoder makes of them. Run it after
  * changing a case, an encoder on purpose, or the AI SDK, and read the diff.
+ * Gemini's answers carry no tool-call ids and the AI SDK makes random ones, so
+ * the gemini-tool-call files change with every recording; nothing else does.
  *
  *   node scripts/record-golden.ts
  */

@@ -129,14 +129,32 @@ const gemini = { modelVersion: 'gemini-3-pro-preview', responseId: 'b36LacjwM668
 
 const providerDisconnected = 'Provider disconnected';
 
+/** The recorded OpenAI text answer, streamed and whole, ending with `finish`. */
+const openAIText = (finish: string) =>
+  ({
+    provider: 'cerebras',
+    modelId: 'gpt-oss-120b',
+    chunks: [...textChunks, openAIDelta({}, finish), openAIUsageChunk(openAIUsage)],
+    whole: openAIWhole({ content: words.join('') }, finish, openAIUsage),
+  }) as const;
+
+/** A Groq stream cut after two deltas: no finish chunk, no `[DONE]`. */
+const interrupted: GoldenCase = {
+  name: 'interrupted',
+  about: 'a stream cut before it finished: the finish part says interrupted',
+  provider: 'groq',
+  modelId: 'qwen/qwen3-32b',
+  chunks: [groqStart, ...['There', ' are'].map((content) => groqDelta({ content }))],
+  done: false,
+  fail: [502, 'freeway_provider_error', 'The stream from groq failed after it started: the upstream stream ended before it finished'],
+  requests: { chat: chat(), responses: responses(), messages: messages() },
+};
+
 export const goldenCases: readonly GoldenCase[] = [
   {
     name: 'text',
     about: 'plain text',
-    provider: 'cerebras',
-    modelId: 'gpt-oss-120b',
-    chunks: [...textChunks, openAIDelta({}, 'stop'), openAIUsageChunk(openAIUsage)],
-    whole: openAIWhole({ content: words.join('') }, 'stop', openAIUsage),
+    ...openAIText('stop'),
     requests: { chat: chat(), responses: responses(), messages: messages() },
   },
   {
@@ -234,10 +252,7 @@ export const goldenCases: readonly GoldenCase[] = [
   {
     name: 'length',
     about: 'an answer cut by its token budget (finish reason length)',
-    provider: 'cerebras',
-    modelId: 'gpt-oss-120b',
-    chunks: [...textChunks, openAIDelta({}, 'length'), openAIUsageChunk(openAIUsage)],
-    whole: openAIWhole({ content: words.join('') }, 'length', openAIUsage),
+    ...openAIText('length'),
     requests: { chat: chat({ max_tokens: 6 }), responses: responses({ max_output_tokens: 16 }), messages: messages({ max_tokens: 6 }) },
   },
   {
@@ -249,25 +264,12 @@ export const goldenCases: readonly GoldenCase[] = [
     fail: [502, 'freeway_provider_error', `The stream from cerebras failed after it started: ${providerDisconnected}`],
     requests: { chat: chat(), responses: responses(), messages: messages() },
   },
+  interrupted,
   {
-    name: 'interrupted',
-    about: 'a stream cut before it finished: the finish part says interrupted',
-    provider: 'groq',
-    modelId: 'qwen/qwen3-32b',
-    chunks: [groqStart, ...['There', ' are'].map((content) => groqDelta({ content }))],
-    done: false,
-    fail: [502, 'freeway_provider_error', 'The stream from groq failed after it started: the upstream stream ended before it finished'],
-    requests: { chat: chat(), responses: responses(), messages: messages() },
-  },
-  {
+    ...interrupted,
     name: 'unfinished',
     about: 'parts that end without a finish part: end() throws',
-    provider: 'groq',
-    modelId: 'qwen/qwen3-32b',
-    chunks: [groqStart, ...['There', ' are'].map((content) => groqDelta({ content }))],
-    done: false,
     dropFinish: true,
     fail: [502, 'freeway_provider_error', 'The stream from groq failed after it started: the upstream stream ended without a finish reason'],
-    requests: { chat: chat(), responses: responses(), messages: messages() },
   },
 ];
