@@ -29,60 +29,45 @@ type OpenBlock = { kind: 'text' | 'thinking'; index: number } | { kind: 'tool'; 
 /** The content blocks of one answer, started, filled and stopped one after another, indexed 0, 1, 2, ... */
 interface Blocks {
   /** The block open now, if any. */
-  readonly open: OpenBlock | undefined;
+  open: OpenBlock | undefined;
+  /** The index of the next block. */
+  next: number;
   /** Whether a tool_use block was started. */
-  readonly madeToolCalls: boolean;
-  /** Stops the open block (a thinking block gets its signature first). */
-  close(): string;
-  /** Opens a text or thinking block unless one of that kind is open. */
-  ensure(kind: 'text' | 'thinking'): string;
-  startTool(id: string, name: string): string;
-  /** A `content_block_delta` of the open block. */
-  delta(json: string): string;
-  inputDelta(json: string): string;
+  madeToolCalls: boolean;
 }
 
-function contentBlocks(): Blocks {
-  let next = 0;
-  let open: OpenBlock | undefined;
-  let madeToolCalls = false;
-  const delta = (json: string): string => blockDelta((open as OpenBlock).index, json);
-
-  function close(): string {
-    if (!open) return '';
-    const { index, kind } = open;
-    open = undefined;
-    const signature = kind === 'thinking' ? blockDelta(index, `{"type":"signature_delta","signature":${JSON.stringify(THINKING_SIGNATURE)}}`) : '';
-    return signature + blockStop(index);
-  }
-
-  return {
-    get open() {
-      return open;
-    },
-    get madeToolCalls() {
-      return madeToolCalls;
-    },
-    close,
-    ensure(kind) {
-      if (open?.kind === kind) return '';
-      const out = close();
-      const index = next++;
-      open = { kind, index };
-      const block = kind === 'text' ? '{"type":"text","text":"","citations":null}' : `{"type":"thinking","thinking":"","signature":${JSON.stringify(THINKING_SIGNATURE)}}`;
-      return out + blockStart(index, block);
-    },
-    startTool(id, name) {
-      const out = close();
-      const index = next++;
-      open = { kind: 'tool', index, id };
-      madeToolCalls = true;
-      return out + blockStart(index, `{"type":"tool_use","id":${JSON.stringify(toToolUseId(id))},"name":${JSON.stringify(name)},"input":{},"caller":{"type":"direct"}}`);
-    },
-    delta,
-    inputDelta: (json) => delta(`{"type":"input_json_delta","partial_json":${JSON.stringify(json)}}`),
-  };
+/** Stops the open block (a thinking block gets its signature first). */
+function closeBlock(blocks: Blocks): string {
+  const open = blocks.open;
+  if (!open) return '';
+  blocks.open = undefined;
+  const signature = open.kind === 'thinking' ? blockDelta(open.index, `{"type":"signature_delta","signature":${JSON.stringify(THINKING_SIGNATURE)}}`) : '';
+  return signature + blockStop(open.index);
 }
+
+const TEXT_BLOCK = '{"type":"text","text":"","citations":null}';
+const THINKING_BLOCK = `{"type":"thinking","thinking":"","signature":${JSON.stringify(THINKING_SIGNATURE)}}`;
+
+/** Opens a text or thinking block unless one of that kind is open. */
+function ensureBlock(blocks: Blocks, kind: 'text' | 'thinking'): string {
+  if (blocks.open?.kind === kind) return '';
+  const out = closeBlock(blocks);
+  const index = blocks.next++;
+  blocks.open = { kind, index };
+  return out + blockStart(index, kind === 'text' ? TEXT_BLOCK : THINKING_BLOCK);
+}
+
+function startToolBlock(blocks: Blocks, id: string, name: string): string {
+  const out = closeBlock(blocks);
+  const index = blocks.next++;
+  blocks.open = { kind: 'tool', index, id };
+  blocks.madeToolCalls = true;
+  return out + blockStart(index, `{"type":"tool_use","id":${JSON.stringify(toToolUseId(id))},"name":${JSON.stringify(name)},"input":{},"caller":{"type":"direct"}}`);
+}
+
+/** A delta of the open block. */
+const openDelta = (blocks: Blocks, delta: string): string => blockDelta((blocks.open as OpenBlock).index, delta);
+const inputDelta = (blocks: Blocks, json: string): string => openDelta(blocks, `{"type":"input_json_delta","partial_json":${JSON.stringify(json)}}`);
 
 /** Whether a part can be sent now: anything while no tool_use block is open, else only that call's own parts. */
 function ready(part: LanguageModelV4StreamPart, open: OpenBlock | undefined): boolean {
@@ -116,7 +101,7 @@ function ready(part: LanguageModelV4StreamPart, open: OpenBlock | undefined): bo
 export function messagesStream(request: MessagesRequest, context: EncoderContext = systemContext): StreamEncoder {
   const model = JSON.stringify(request.model);
   const thinking = showsThinking(request);
-  const blocks = contentBlocks();
+  const blocks: Blocks = { open: undefined, next: 0, madeToolCalls: false };
   const waiting: LanguageModelV4StreamPart[] = [];
   const streamedTools = new Set<string>();
   let finishReason: LanguageModelV4FinishReason | undefined;
@@ -125,29 +110,29 @@ export function messagesStream(request: MessagesRequest, context: EncoderContext
 
   function toolCall(part: LanguageModelV4StreamPart & { type: 'tool-call' }): string {
     if (part.providerExecuted) return '';
-    if (streamedTools.has(part.toolCallId)) return isOpenTool(part.toolCallId) ? blocks.close() : '';
+    if (streamedTools.has(part.toolCallId)) return isOpenTool(part.toolCallId) ? closeBlock(blocks) : '';
     // Providers that send whole calls (Gemini): one block, its whole input in one delta.
     streamedTools.add(part.toolCallId);
-    let out = blocks.startTool(part.toolCallId, part.toolName);
-    if (part.input !== '') out += blocks.inputDelta(part.input);
-    return out + blocks.close();
+    let out = startToolBlock(blocks, part.toolCallId, part.toolName);
+    if (part.input !== '') out += inputDelta(blocks, part.input);
+    return out + closeBlock(blocks);
   }
 
   function emit(part: LanguageModelV4StreamPart): string {
     switch (part.type) {
       case 'text-delta':
         if (part.delta === '') return '';
-        return blocks.ensure('text') + blocks.delta(`{"type":"text_delta","text":${JSON.stringify(part.delta)}}`);
+        return ensureBlock(blocks, 'text') + openDelta(blocks, `{"type":"text_delta","text":${JSON.stringify(part.delta)}}`);
       case 'reasoning-delta':
         if (part.delta === '' || !thinking) return '';
-        return blocks.ensure('thinking') + blocks.delta(`{"type":"thinking_delta","thinking":${JSON.stringify(part.delta)}}`);
+        return ensureBlock(blocks, 'thinking') + openDelta(blocks, `{"type":"thinking_delta","thinking":${JSON.stringify(part.delta)}}`);
       case 'tool-input-start':
         streamedTools.add(part.id);
-        return blocks.startTool(part.id, part.toolName);
+        return startToolBlock(blocks, part.id, part.toolName);
       case 'tool-input-delta':
-        return isOpenTool(part.id) && part.delta !== '' ? blocks.inputDelta(part.delta) : '';
+        return isOpenTool(part.id) && part.delta !== '' ? inputDelta(blocks, part.delta) : '';
       case 'tool-input-end':
-        return isOpenTool(part.id) ? blocks.close() : '';
+        return isOpenTool(part.id) ? closeBlock(blocks) : '';
       case 'tool-call':
         return toolCall(part);
       case 'finish':
@@ -200,7 +185,7 @@ export function messagesStream(request: MessagesRequest, context: EncoderContext
     end() {
       if (finishReason === undefined || usage === undefined) throw new Error('the upstream stream ended without a finish reason');
       let out = '';
-      while (blocks.open || waiting.length > 0) out += blocks.close() + pump();
+      while (blocks.open || waiting.length > 0) out += closeBlock(blocks) + pump();
       const { input_tokens, output_tokens, cache_creation_input_tokens, cache_read_input_tokens, output_tokens_details } = toUsage(usage);
       const delta = {
         type: 'message_delta',

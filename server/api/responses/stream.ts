@@ -41,11 +41,14 @@ function eventWriter(request: ResponsesRequest, context: EncoderContext): EventW
 /** The output items of one stream: each opened, filled and closed as its parts come. */
 interface Items {
   readonly output: OutputItem[];
-  /** The open message or reasoning item, opened (closing the other kind) when none is. */
-  textItem(kind: 'message' | 'reasoning'): { open: OpenItem; out: string };
+  /** The open message or reasoning item, if one is. */
+  current(kind: 'message' | 'reasoning'): OpenItem | undefined;
+  /** Opens a message or reasoning item, closing the open one of the other kind. */
+  openText(kind: 'message' | 'reasoning'): string;
   closeMessage(status?: ItemStatus): string;
   closeReasoning(): string;
-  openCall(callId: string, name: string): { open: OpenItem; out: string };
+  /** Opens a function call item, closing the open message or reasoning item. */
+  openCall(callId: string, name: string): string;
   callOf(callId: string): OpenItem | undefined;
   closeCall(open: OpenItem, args: string): string;
   /** Closes every function call still open with the arguments streamed so far. */
@@ -105,28 +108,24 @@ function streamItems(request: ResponsesRequest, context: EncoderContext, write: 
     );
   }
 
-  function textItem(kind: 'message' | 'reasoning'): { open: OpenItem; out: string } {
-    const current = kind === 'message' ? message : reasoning;
-    if (current) return { open: current, out: '' };
+  function openText(kind: 'message' | 'reasoning'): string {
     if (kind === 'message') {
       let out = closeReasoning();
       const open = (message = openMessage());
       out += write.event('response.output_item.added', { output_index: open.index, item: open.item });
-      out += write.event('response.content_part.added', { item_id: open.item.id, output_index: open.index, content_index: 0, part: { type: 'output_text', text: '', annotations: [] } });
-      return { open, out };
+      return out + write.event('response.content_part.added', { item_id: open.item.id, output_index: open.index, content_index: 0, part: { type: 'output_text', text: '', annotations: [] } });
     }
     let out = closeMessage();
     const open = (reasoning = openReasoning());
     out += write.event('response.output_item.added', { output_index: open.index, item: open.item });
-    out += write.event('response.reasoning_summary_part.added', { item_id: open.item.id, output_index: open.index, summary_index: 0, part: { type: 'summary_text', text: '' } });
-    return { open, out };
+    return out + write.event('response.reasoning_summary_part.added', { item_id: open.item.id, output_index: open.index, summary_index: 0, part: { type: 'summary_text', text: '' } });
   }
 
-  function openCall(callId: string, name: string): { open: OpenItem; out: string } {
+  function openCall(callId: string, name: string): string {
     const out = closeMessage() + closeReasoning();
     const open = add(functionCall(request, newId(context, 'fc'), 'in_progress', callId, name, ''), 'response.function_call_arguments.delta', '');
     calls.set(callId, open);
-    return { open, out: out + write.event('response.output_item.added', { output_index: open.index, item: open.item }) };
+    return out + write.event('response.output_item.added', { output_index: open.index, item: open.item });
   }
 
   function closeCall(open: OpenItem, args: string): string {
@@ -141,7 +140,8 @@ function streamItems(request: ResponsesRequest, context: EncoderContext, write: 
 
   return {
     output,
-    textItem,
+    current: (kind) => (kind === 'message' ? message : reasoning),
+    openText,
     closeMessage,
     closeReasoning,
     openCall,
@@ -178,7 +178,8 @@ export function responsesStream(request: ResponsesRequest, context: EncoderConte
 
   function textDelta(kind: 'message' | 'reasoning', text: string): string {
     if (text === '') return '';
-    const { open, out } = items.textItem(kind);
+    const out = items.current(kind) ? '' : items.openText(kind);
+    const open = items.current(kind) as OpenItem;
     open.text += text;
     return out + write.delta(open, text);
   }
@@ -188,7 +189,8 @@ export function responsesStream(request: ResponsesRequest, context: EncoderConte
     const known = items.callOf(part.toolCallId);
     if (known) return items.closeCall(known, part.input);
     // Providers that send whole calls (Gemini): one delta with all the arguments.
-    const { open, out } = items.openCall(part.toolCallId, part.toolName);
+    const out = items.openCall(part.toolCallId, part.toolName);
+    const open = items.callOf(part.toolCallId) as OpenItem;
     return out + write.delta(open, part.input) + items.closeCall(open, part.input);
   }
 
@@ -206,7 +208,7 @@ export function responsesStream(request: ResponsesRequest, context: EncoderConte
         case 'reasoning-end':
           return items.closeReasoning();
         case 'tool-input-start':
-          return items.callOf(part.id) ? '' : items.openCall(part.id, part.toolName).out;
+          return items.callOf(part.id) ? '' : items.openCall(part.id, part.toolName);
         case 'tool-input-delta': {
           const open = items.callOf(part.id);
           if (!open || part.delta === '') return '';
@@ -231,7 +233,7 @@ export function responsesStream(request: ResponsesRequest, context: EncoderConte
       if (finishReason === undefined || usage === undefined) throw new Error('the upstream stream ended without a finish reason');
       const outcome = toOutcome(finishReason);
       let out = items.closeReasoning() + items.closeMessage(outcome.status) + items.closeCalls();
-      if (items.output.length === 0) out += items.textItem('message').out + items.closeMessage(outcome.status);
+      if (items.output.length === 0) out += items.openText('message') + items.closeMessage(outcome.status);
       const type = outcome.status === 'completed' ? 'response.completed' : 'response.incomplete';
       return out + write.lifecycle(type, finalState(outcome, items.output, toUsage(usage), context.now));
     },
