@@ -4,7 +4,9 @@
  * scripts/record-golden.ts from the upstream answers in golden/cases.ts), each
  * API's events and answer objects out, compared with the golden files byte for
  * byte. No server, no upstream, no clock: ids and time come from a fixed
- * context, so the same parts always give the same events.
+ * context, so the same parts always give the same events. A second group plays
+ * the cases' upstream answers to the AI SDK models again (in memory) and checks
+ * the recorded parts are still what the AI SDK makes of them.
  */
 import { readFileSync } from 'node:fs';
 import type { LanguageModelV4StreamPart } from '@ai-sdk/provider';
@@ -18,6 +20,15 @@ import { checkStream, messageSchema, parseEvents } from '../support/anthropic-ev
 import { parseSse, responseEvents, sseEvents } from '../support/sse.ts';
 import { goldenCases, type GoldenApi } from './golden/cases.ts';
 import { answerFile, apiEncoders, encodeStream, goldenContext, partsFile, readJson, streamFile, toJsonText, wholeFile, withoutMarkers } from './golden/encode.ts';
+import { recordCase } from './golden/record.ts';
+
+/** Parts or content without the tool-call ids the AI SDK makes up for Gemini, which has none (random per recording). */
+function withoutMadeUpIds(items: readonly object[]): object[] {
+  return items.map((item) => {
+    const { id: _id, toolCallId: _toolCallId, ...rest } = item as Record<string, unknown>;
+    return String(rest.type).startsWith('tool-') ? rest : item;
+  });
+}
 
 /** Each API's own reading of its events: chat's JSON data lines, Responses' typed events, Anthropic's schemas and block order. */
 function readAsClient(api: GoldenApi, events: string, failed: boolean): void {
@@ -50,6 +61,19 @@ describe('golden encoders: recorded AI SDK parts in, each API’s events out', f
       }
     });
   }
+
+  describe('the recorded parts are what the AI SDK makes of the cases’ upstream answers', function () {
+    for (const golden of goldenCases) {
+      it(`${golden.name} (${golden.provider})`, async function () {
+        const { parts, whole } = await recordCase(golden);
+        const same = golden.provider === 'google' ? withoutMadeUpIds : (items: readonly object[]) => items;
+        expect(same(parts)).to.deep.equal(same(readJson<object[]>(partsFile(golden.name))));
+        if (whole === undefined) return;
+        const recorded = readJson<WholeAnswer>(wholeFile(golden.name));
+        expect({ ...whole, content: same(whole.content) }).to.deep.equal({ ...recorded, content: same(recorded.content) });
+      });
+    }
+  });
 
   describe('outside the golden files: Freeway’s own ids and clock', function () {
     const finish: LanguageModelV4StreamPart = {
