@@ -20,8 +20,10 @@
  * - Token log probabilities: OpenAI's ChatCompletionTokenLogprob (`token`,
  *   `logprob`, `bytes`, `top_logprobs`) in `choices[].logprobs.content`, as the
  *   OpenAI API reference's chat completion chunk object documents it.
- * - A failure mid-stream: OpenRouter's documented mid-stream error, a chunk with
- *   a top-level `error` and finish_reason `error` (openrouter.ai/docs, "Streaming", error handling).
+ * - A failure mid-stream: OpenRouter's mid-stream error, an ordinary `data:` chunk
+ *   with a top-level `error` field and finish_reason `error`
+ *   (https://openrouter.ai/docs/api-reference/streaming, "Handling Errors During
+ *   Streaming", read 2026-11-25).
  */
 
 /** A provider plugin whose AI SDK model the answer is played to: OpenAI-compatible (Cerebras), Groq's own, Gemini's. */
