@@ -11,7 +11,8 @@ import { expect } from 'chai';
 import { startFreeway, type RunningFreeway } from '../support/freeway.ts';
 import { keyHeaders } from '../support/keys.ts';
 import { freewayOverOneUpstream } from '../support/suite.ts';
-import { checkAgainstSDKTypes, postResponses, responseEvents } from '../support/responses.ts';
+import { checkAgainstSDKTypes, postResponses } from '../support/responses.ts';
+import { responseEvents } from '../support/sse.ts';
 import { openAIText, openAIToolCall, startUpstream, type FakeUpstream, type SeenRequest } from '../support/upstream.ts';
 
 /*

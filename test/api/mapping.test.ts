@@ -6,7 +6,8 @@
  */
 import { expect } from 'chai';
 import { startFreeway, type RunningFreeway } from '../support/freeway.ts';
-import { postChat, sseEvents as sse, type ChatResponse } from '../support/http.ts';
+import { postChat, type ChatResponse } from '../support/http.ts';
+import { sseEvents as sse } from '../support/sse.ts';
 import { keyHeaders } from '../support/keys.ts';
 import { openAIError, openAISSE, openAIText, startUpstream, usage, type FakeUpstream, type SeenRequest } from '../support/upstream.ts';
 

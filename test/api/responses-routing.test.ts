@@ -8,7 +8,8 @@ import { gzipSync } from 'node:zlib';
 import { startFreeway, type RunningFreeway } from '../support/freeway.ts';
 import { getHealth } from '../support/http.ts';
 import { keyHeaders, testKeys } from '../support/keys.ts';
-import { postResponses, responseEvents } from '../support/responses.ts';
+import { postResponses } from '../support/responses.ts';
+import { responseEvents } from '../support/sse.ts';
 import { openAIError, openAIText, startUpstream, type FakeUpstream } from '../support/upstream.ts';
 import { C1, CEREBRAS_FIRST } from '../support/current-models.ts';
 

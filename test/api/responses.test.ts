@@ -12,7 +12,8 @@ import { z } from 'zod';
 import { startFreeway, type RunningFreeway } from '../support/freeway.ts';
 import { keyHeaders, testKeys } from '../support/keys.ts';
 import { freewayOverOneUpstream, openaiClient, rejection } from '../support/suite.ts';
-import { checkAgainstSDKTypes, postResponses, responseEvents } from '../support/responses.ts';
+import { checkAgainstSDKTypes, postResponses } from '../support/responses.ts';
+import { responseEvents } from '../support/sse.ts';
 import { geminiSSE, openAIError, openAISSE, openAIText, openAIToolCall, startUpstream, usage, type FakeUpstream, type SeenRequest } from '../support/upstream.ts';
 import { C1, CEREBRAS_FIRST } from '../support/current-models.ts';
 

@@ -6,7 +6,8 @@ import { expect } from 'chai';
 import OpenAI from 'openai';
 import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
 import { startFreeway, type RunningFreeway } from '../support/freeway.ts';
-import { postChat, sseEvents } from '../support/http.ts';
+import { postChat } from '../support/http.ts';
+import { sseEvents } from '../support/sse.ts';
 import { keyHeaders } from '../support/keys.ts';
 import { json, openAISSE, startUpstream, type FakeUpstream, type SeenRequest } from '../support/upstream.ts';
 

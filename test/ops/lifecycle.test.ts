@@ -5,7 +5,8 @@ import { request } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { startFreeway, type RunningFreeway } from '../support/freeway.ts';
 import { faults } from '../support/faults.ts';
-import { hello, postChat, sseEvents } from '../support/http.ts';
+import { hello, postChat } from '../support/http.ts';
+import { sseEvents } from '../support/sse.ts';
 import { keyHeaders } from '../support/keys.ts';
 import { startUpstream, type FakeUpstream, type UpstreamHandler } from '../support/upstream.ts';
 

@@ -10,6 +10,7 @@ import type Nock from 'nock';
 import type { ProviderPlugin } from '../../providers/types.ts';
 import { providerPlugins, startFreeway, type RunningFreeway } from '../support/freeway.ts';
 import { keyHeaders, testKeys } from '../support/keys.ts';
+import { parseSse } from '../support/sse.ts';
 import { chatPath, expectCredential, liveModelId, wireOf } from '../support/wire.ts';
 
 /**
@@ -250,11 +251,11 @@ describe('providers: each plugin through Freeway against its real base URL (nock
         expect(scope.isDone(), 'nock scope done').to.equal(true);
         expectUpstreamRequest(plugin, modelId, seen);
 
-        const events = text.split('\n\n').filter((event) => event !== '');
-        for (const event of events) expect(event.startsWith('data: '), event).to.equal(true);
-        expect(events.at(-1)).to.equal('data: [DONE]');
+        const events = parseSse(text);
+        for (const event of events) expect(event.fields, event.block).to.deep.equal(['data']);
+        expect(events.at(-1)?.data).to.equal('[DONE]');
         expect(text.endsWith('data: [DONE]\n\n')).to.equal(true);
-        const chunks = events.slice(0, -1).map((event) => JSON.parse(event.slice('data: '.length)) as Chunk);
+        const chunks = events.slice(0, -1).map((event) => JSON.parse(event.data) as Chunk);
         expect(chunks.length).to.be.greaterThan(3);
 
         const first = chunks[0] as Chunk;

@@ -1,7 +1,8 @@
 import { expect } from 'chai';
 import { startFreeway, type RunningFreeway } from '../support/freeway.ts';
 import { faults } from '../support/faults.ts';
-import { getHealth, hello, postChat, sseEvents } from '../support/http.ts';
+import { getHealth, hello, postChat } from '../support/http.ts';
+import { sseEvents } from '../support/sse.ts';
 import { keyHeaders } from '../support/keys.ts';
 import { startUpstream, type FakeUpstream, type UpstreamHandler } from '../support/upstream.ts';
 import { C1, G1 } from '../support/current-models.ts';

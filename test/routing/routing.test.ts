@@ -1,7 +1,8 @@
 import { expect } from 'chai';
 import { startFreeway, type RunningFreeway } from '../support/freeway.ts';
 import { faults } from '../support/faults.ts';
-import { getHealth, hello, postChat, sseEvents } from '../support/http.ts';
+import { getHealth, hello, postChat } from '../support/http.ts';
+import { sseEvents } from '../support/sse.ts';
 import { keyHeaders, testKeys } from '../support/keys.ts';
 import { json, startUpstream, type FakeUpstream } from '../support/upstream.ts';
 

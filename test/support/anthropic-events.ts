@@ -7,6 +7,7 @@
  */
 import { expect } from 'chai';
 import { z } from 'zod';
+import { parseSse } from './sse.ts';
 import type {
   Message,
   MessageDeltaUsage,
@@ -150,26 +151,19 @@ export interface ParsedEvent {
   readonly data: any;
 }
 
-/** Splits an SSE body into `event:` + `data:` pairs, checking each one's shape and that the name is its `type`. */
+/** An SSE body's events, checking each one's framing (`event:` then `data:`), its shape, and that the name is its `type`. */
 export function parseEvents(text: string): ParsedEvent[] {
   expect(text.endsWith('\n\n'), 'the stream ends with a complete event').to.equal(true);
-  return text
-    .slice(0, -2)
-    .split('\n\n')
-    .map((block) => {
-      const lines = block.split('\n');
-      expect(lines, block).to.have.length(2);
-      const [eventLine = '', dataLine = ''] = lines;
-      expect(eventLine.startsWith('event: '), block).to.equal(true);
-      expect(dataLine.startsWith('data: '), block).to.equal(true);
-      const event = eventLine.slice(7) as EventName;
-      expect(Object.keys(eventSchemas), block).to.include(event);
-      const data: any = JSON.parse(dataLine.slice(6));
-      const checked = eventSchemas[event].safeParse(data);
-      expect(checked.success, `${block}\n${checked.error?.message ?? ''}`).to.equal(true);
-      expect(data.type, block).to.equal(event);
-      return { event, data };
-    });
+  return parseSse(text).map(({ event: name, data: json, fields, block }) => {
+    expect(fields, block).to.deep.equal(['event', 'data']);
+    const event = name as EventName;
+    expect(Object.keys(eventSchemas), block).to.include(event);
+    const data: any = JSON.parse(json);
+    const checked = eventSchemas[event].safeParse(data);
+    expect(checked.success, `${block}\n${checked.error?.message ?? ''}`).to.equal(true);
+    expect(data.type, block).to.equal(event);
+    return { event, data };
+  });
 }
 
 const deltaFor: Readonly<Record<string, readonly string[]>> = {

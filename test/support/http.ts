@@ -31,15 +31,6 @@ export async function readAnswer(res: Response): Promise<{ status: number; heade
   return { status: res.status, headers: res.headers, text, json };
 }
 
-/** The JSON payloads of an SSE body's `data:` events; `[DONE]` stays a string. */
-export function sseEvents(text: string): any[] {
-  return text
-    .split('\n\n')
-    .filter((block) => block.startsWith('data: '))
-    .map((block) => block.slice(6))
-    .map((data) => (data === '[DONE]' ? data : JSON.parse(data)));
-}
-
 export const hello = (model: string, extra: Record<string, unknown> = {}) => ({
   model,
   messages: [{ role: 'user', content: 'Say hello' }],

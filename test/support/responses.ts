@@ -4,22 +4,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 
-/** A Responses SSE body -> its events, checking the framing: `event: <type>` matches the data's `type`. */
-export function responseEvents(text: string): any[] {
-  const events: any[] = [];
-  for (const block of text.split('\n\n')) {
-    if (block === '') continue;
-    const lines = block.split('\n');
-    const name = lines.find((line) => line.startsWith('event: '))?.slice(7);
-    const data = lines.find((line) => line.startsWith('data: '))?.slice(6);
-    if (name === undefined || data === undefined) throw new Error(`SSE event without event: and data: lines: ${block}`);
-    const event = JSON.parse(data) as { type: string };
-    if (event.type !== name) throw new Error(`event: ${name} carries data of type ${event.type}`);
-    events.push(event);
-  }
-  return events;
-}
-
 export async function postResponses(baseURL: string, body: unknown, headers: Record<string, string> = {}) {
   const res = await fetch(`${baseURL}/v1/responses`, {
     method: 'POST',

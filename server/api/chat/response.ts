@@ -1,11 +1,10 @@
-import { randomUUID } from 'node:crypto';
 import type { LanguageModelV4FinishReason, LanguageModelV4Usage } from '@ai-sdk/provider';
 import type { TokenLogprob } from '../../../providers/openai-compatible.ts';
-import type { Collected } from '../../routing/upstream.ts';
+import { systemContext, type EncoderContext, type WholeAnswer } from '../encoding.ts';
 import type { FinishReason, FunctionCall, ToolCall, Usage } from './types.ts';
 
-export function completionId(): string {
-  return `chatcmpl-${randomUUID().replaceAll('-', '')}`;
+export function completionId(context: EncoderContext): string {
+  return context.newId('chatcmpl-', 32);
 }
 
 export function toFinishReason(reason: LanguageModelV4FinishReason): FinishReason {
@@ -71,7 +70,7 @@ export interface ChoiceLogprobs {
  * for; `legacy` answers a legacy function-calling request in its form: the
  * first call as `message.function_call`, finish reason `function_call`.
  */
-export function toChatCompletion(result: Collected, model: string, legacy = false): ChatCompletion {
+export function toChatCompletion(result: WholeAnswer, model: string, legacy = false, context: EncoderContext = systemContext): ChatCompletion {
   let text = '';
   let reasoning = '';
   const toolCalls: ToolCall[] = [];
@@ -95,9 +94,9 @@ export function toChatCompletion(result: Collected, model: string, legacy = fals
     if (finishReason === 'tool_calls') finishReason = 'function_call';
   } else if (toolCalls.length > 0) message.tool_calls = toolCalls;
   const completion: ChatCompletion = {
-    id: completionId(),
+    id: completionId(context),
     object: 'chat.completion',
-    created: Math.floor(Date.now() / 1000),
+    created: context.now(),
     model,
     choices: [{ index: 0, message, finish_reason: finishReason, logprobs: result.logprobs ? { content: result.logprobs, refusal: null } : null }],
   };

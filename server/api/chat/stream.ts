@@ -2,6 +2,7 @@ import type { LanguageModelV4StreamPart } from '@ai-sdk/provider';
 import { assertFinished } from '../../core/parts.ts';
 import { errorBody } from '../../core/errors.ts';
 import type { StreamEncoder } from '../completion.ts';
+import { systemContext, type EncoderContext } from '../encoding.ts';
 import { tokenLogprobs, type TokenLogprob } from '../../../providers/openai-compatible.ts';
 import { isLegacy } from './request.ts';
 import { completionId, toFinishReason, toUsage } from './response.ts';
@@ -133,9 +134,9 @@ export function finalFinishReason(state: StreamState): FinishReason {
 }
 
 /** The chat-completions stream of one answer: a role chunk, content chunks, the finish chunk, usage if asked, `[DONE]`. */
-export function chatStream(request: ChatRequest): StreamEncoder {
+export function chatStream(request: ChatRequest, context: EncoderContext = systemContext): StreamEncoder {
   const legacy = isLegacy(request);
-  const encoder = createChunkEncoder(completionId(), Math.floor(Date.now() / 1000), request.model, legacy);
+  const encoder = createChunkEncoder(completionId(context), context.now(), request.model, legacy);
   const state = createStreamState();
   return {
     start: () => encoder.role(),

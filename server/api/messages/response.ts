@@ -1,11 +1,10 @@
-import { randomBytes } from 'node:crypto';
 import type { LanguageModelV4FinishReason, LanguageModelV4Usage } from '@ai-sdk/provider';
-import type { Collected } from '../../routing/upstream.ts';
+import { systemContext, type EncoderContext, type WholeAnswer } from '../encoding.ts';
 import { toToolUseId } from './request.ts';
 import type { MessagesRequest, StopReason } from './types.ts';
 
-export function messageId(): string {
-  return `msg_${randomBytes(12).toString('hex')}`;
+export function messageId(context: EncoderContext): string {
+  return context.newId('msg_', 24);
 }
 
 /**
@@ -113,7 +112,7 @@ export const showsThinking = (request: MessagesRequest): boolean => {
 };
 
 /** The whole answer as Anthropic's `message`; `model` is the name the caller asked for. */
-export function toMessage(result: Collected, request: MessagesRequest): MessageObject {
+export function toMessage(result: WholeAnswer, request: MessagesRequest, context: EncoderContext = systemContext): MessageObject {
   const content: ContentBlock[] = [];
   const thinking = showsThinking(request);
   let toolCalls = false;
@@ -127,7 +126,7 @@ export function toMessage(result: Collected, request: MessagesRequest): MessageO
     }
   }
   return {
-    id: messageId(),
+    id: messageId(context),
     type: 'message',
     role: 'assistant',
     model: request.model,

@@ -2,6 +2,7 @@ import type { LanguageModelV4FinishReason, LanguageModelV4StreamPart, LanguageMo
 import { assertFinished } from '../../core/parts.ts';
 import { noUsage } from '../../../providers/usage.ts';
 import type { StreamEncoder } from '../completion.ts';
+import { systemContext, type EncoderContext } from '../encoding.ts';
 import { anthropicErrorBody } from './errors.ts';
 import { toToolUseId } from './request.ts';
 import { messageId, showsThinking, THINKING_SIGNATURE, toStopReason, toUsage } from './response.ts';
@@ -25,6 +26,68 @@ const START_USAGE = JSON.stringify(toUsage(noUsage));
 
 type OpenBlock = { kind: 'text' | 'thinking'; index: number } | { kind: 'tool'; index: number; id: string };
 
+/** The content blocks of one answer, started, filled and stopped one after another, indexed 0, 1, 2, ... */
+interface Blocks {
+  /** The block open now, if any. */
+  open: OpenBlock | undefined;
+  /** The index of the next block. */
+  next: number;
+  /** Whether a tool_use block was started. */
+  madeToolCalls: boolean;
+}
+
+/** Stops the open block (a thinking block gets its signature first). */
+function closeBlock(blocks: Blocks): string {
+  const open = blocks.open;
+  if (!open) return '';
+  blocks.open = undefined;
+  const signature = open.kind === 'thinking' ? blockDelta(open.index, `{"type":"signature_delta","signature":${JSON.stringify(THINKING_SIGNATURE)}}`) : '';
+  return signature + blockStop(open.index);
+}
+
+const TEXT_BLOCK = '{"type":"text","text":"","citations":null}';
+const THINKING_BLOCK = `{"type":"thinking","thinking":"","signature":${JSON.stringify(THINKING_SIGNATURE)}}`;
+
+/** Opens a text or thinking block unless one of that kind is open. */
+function ensureBlock(blocks: Blocks, kind: 'text' | 'thinking'): string {
+  if (blocks.open?.kind === kind) return '';
+  const out = closeBlock(blocks);
+  const index = blocks.next++;
+  blocks.open = { kind, index };
+  return out + blockStart(index, kind === 'text' ? TEXT_BLOCK : THINKING_BLOCK);
+}
+
+function startToolBlock(blocks: Blocks, id: string, name: string): string {
+  const out = closeBlock(blocks);
+  const index = blocks.next++;
+  blocks.open = { kind: 'tool', index, id };
+  blocks.madeToolCalls = true;
+  return out + blockStart(index, `{"type":"tool_use","id":${JSON.stringify(toToolUseId(id))},"name":${JSON.stringify(name)},"input":{},"caller":{"type":"direct"}}`);
+}
+
+/** A delta of the open block. */
+const openDelta = (blocks: Blocks, delta: string): string => blockDelta((blocks.open as OpenBlock).index, delta);
+const inputDelta = (blocks: Blocks, json: string): string => openDelta(blocks, `{"type":"input_json_delta","partial_json":${JSON.stringify(json)}}`);
+
+/** Whether a part can be sent now: anything while no tool_use block is open, else only that call's own parts. */
+function ready(part: LanguageModelV4StreamPart, open: OpenBlock | undefined): boolean {
+  if (open?.kind !== 'tool') return true;
+  switch (part.type) {
+    case 'text-delta':
+    case 'reasoning-delta':
+      return part.delta === '';
+    case 'tool-input-start':
+      return false;
+    case 'tool-input-delta':
+    case 'tool-input-end':
+      return part.id === open.id;
+    case 'tool-call':
+      return part.providerExecuted === true || part.toolCallId === open.id;
+    default:
+      return true;
+  }
+}
+
 /**
  * Anthropic's stream for one answer. Anthropic's content blocks come one after
  * another, each started, filled and stopped, while the AI SDK's parts may
@@ -35,88 +98,43 @@ type OpenBlock = { kind: 'text' | 'thinking'; index: number } | { kind: 'tool'; 
  * in `waiting`, in order, meanwhile. `waiting` holds at most the rest of this
  * one answer, which `max_tokens` bounds.
  */
-export function messagesStream(request: MessagesRequest): StreamEncoder {
+export function messagesStream(request: MessagesRequest, context: EncoderContext = systemContext): StreamEncoder {
   const model = JSON.stringify(request.model);
   const thinking = showsThinking(request);
-  let next = 0;
-  let open: OpenBlock | undefined;
+  const blocks: Blocks = { open: undefined, next: 0, madeToolCalls: false };
   const waiting: LanguageModelV4StreamPart[] = [];
   const streamedTools = new Set<string>();
-  let toolCalls = false;
   let finishReason: LanguageModelV4FinishReason | undefined;
   let usage: LanguageModelV4Usage | undefined;
+  const isOpenTool = (id: string): boolean => blocks.open?.kind === 'tool' && blocks.open.id === id;
 
-  function close(): string {
-    if (!open) return '';
-    const { index, kind } = open;
-    open = undefined;
-    const signature = kind === 'thinking' ? blockDelta(index, `{"type":"signature_delta","signature":${JSON.stringify(THINKING_SIGNATURE)}}`) : '';
-    return signature + blockStop(index);
-  }
-
-  /** Opens a text or thinking block unless one of that kind is open. */
-  function ensure(kind: 'text' | 'thinking'): string {
-    if (open?.kind === kind) return '';
-    const out = close();
-    const index = next++;
-    open = { kind, index };
-    const block = kind === 'text' ? '{"type":"text","text":"","citations":null}' : `{"type":"thinking","thinking":"","signature":${JSON.stringify(THINKING_SIGNATURE)}}`;
-    return out + blockStart(index, block);
-  }
-
-  function startTool(id: string, name: string): string {
-    const out = close();
-    const index = next++;
-    open = { kind: 'tool', index, id };
-    toolCalls = true;
-    return out + blockStart(index, `{"type":"tool_use","id":${JSON.stringify(toToolUseId(id))},"name":${JSON.stringify(name)},"input":{},"caller":{"type":"direct"}}`);
-  }
-
-  const inputDelta = (index: number, json: string): string => blockDelta(index, `{"type":"input_json_delta","partial_json":${JSON.stringify(json)}}`);
-
-  /** Whether a part can be sent now: anything while no tool_use block is open, else only that call's own parts. */
-  function ready(part: LanguageModelV4StreamPart): boolean {
-    if (open?.kind !== 'tool') return true;
-    switch (part.type) {
-      case 'text-delta':
-      case 'reasoning-delta':
-        return part.delta === '';
-      case 'tool-input-start':
-        return false;
-      case 'tool-input-delta':
-      case 'tool-input-end':
-        return part.id === open.id;
-      case 'tool-call':
-        return part.providerExecuted === true || part.toolCallId === open.id;
-      default:
-        return true;
-    }
+  function toolCall(part: LanguageModelV4StreamPart & { type: 'tool-call' }): string {
+    if (part.providerExecuted) return '';
+    if (streamedTools.has(part.toolCallId)) return isOpenTool(part.toolCallId) ? closeBlock(blocks) : '';
+    // Providers that send whole calls (Gemini): one block, its whole input in one delta.
+    streamedTools.add(part.toolCallId);
+    let out = startToolBlock(blocks, part.toolCallId, part.toolName);
+    if (part.input !== '') out += inputDelta(blocks, part.input);
+    return out + closeBlock(blocks);
   }
 
   function emit(part: LanguageModelV4StreamPart): string {
     switch (part.type) {
       case 'text-delta':
         if (part.delta === '') return '';
-        return ensure('text') + blockDelta((open as OpenBlock).index, `{"type":"text_delta","text":${JSON.stringify(part.delta)}}`);
+        return ensureBlock(blocks, 'text') + openDelta(blocks, `{"type":"text_delta","text":${JSON.stringify(part.delta)}}`);
       case 'reasoning-delta':
         if (part.delta === '' || !thinking) return '';
-        return ensure('thinking') + blockDelta((open as OpenBlock).index, `{"type":"thinking_delta","thinking":${JSON.stringify(part.delta)}}`);
+        return ensureBlock(blocks, 'thinking') + openDelta(blocks, `{"type":"thinking_delta","thinking":${JSON.stringify(part.delta)}}`);
       case 'tool-input-start':
         streamedTools.add(part.id);
-        return startTool(part.id, part.toolName);
+        return startToolBlock(blocks, part.id, part.toolName);
       case 'tool-input-delta':
-        return open?.kind === 'tool' && open.id === part.id && part.delta !== '' ? inputDelta(open.index, part.delta) : '';
+        return isOpenTool(part.id) && part.delta !== '' ? inputDelta(blocks, part.delta) : '';
       case 'tool-input-end':
-        return open?.kind === 'tool' && open.id === part.id ? close() : '';
-      case 'tool-call': {
-        if (part.providerExecuted) return '';
-        if (streamedTools.has(part.toolCallId)) return open?.kind === 'tool' && open.id === part.toolCallId ? close() : '';
-        // Providers that send whole calls (Gemini): one block, its whole input in one delta.
-        streamedTools.add(part.toolCallId);
-        let out = startTool(part.toolCallId, part.toolName);
-        if (part.input !== '') out += inputDelta((open as OpenBlock).index, part.input);
-        return out + close();
-      }
+        return isOpenTool(part.id) ? closeBlock(blocks) : '';
+      case 'tool-call':
+        return toolCall(part);
       case 'finish':
         assertFinished(part.finishReason);
         finishReason = part.finishReason;
@@ -135,43 +153,43 @@ export function messagesStream(request: MessagesRequest): StreamEncoder {
     let at = 0;
     while (at < waiting.length) {
       const part = waiting[at] as LanguageModelV4StreamPart;
-      if (!ready(part)) {
+      if (!ready(part, blocks.open)) {
         at += 1;
         continue;
       }
       waiting.splice(at, 1);
-      const inTool = open?.kind === 'tool';
+      const inTool = blocks.open?.kind === 'tool';
       out += emit(part);
-      if (inTool && open?.kind !== 'tool') at = 0;
+      if (inTool && blocks.open?.kind !== 'tool') at = 0;
     }
     return out;
   }
 
   function encode(part: LanguageModelV4StreamPart): string {
     if (part.type === 'error') throw part.error;
-    if (!ready(part)) {
+    if (!ready(part, blocks.open)) {
       waiting.push(part);
       return '';
     }
-    const inTool = open?.kind === 'tool';
+    const inTool = blocks.open?.kind === 'tool';
     const out = emit(part);
-    return inTool && open?.kind !== 'tool' && waiting.length > 0 ? out + pump() : out;
+    return inTool && blocks.open?.kind !== 'tool' && waiting.length > 0 ? out + pump() : out;
   }
 
   return {
     start() {
-      const message = `{"id":"${messageId()}","type":"message","role":"assistant","model":${model},"content":[],"stop_reason":null,"stop_sequence":null,"stop_details":null,"container":null,"diagnostics":null,"usage":${START_USAGE}}`;
+      const message = `{"id":"${messageId(context)}","type":"message","role":"assistant","model":${model},"content":[],"stop_reason":null,"stop_sequence":null,"stop_details":null,"container":null,"diagnostics":null,"usage":${START_USAGE}}`;
       return event('message_start', `{"type":"message_start","message":${message}}`) + PING;
     },
     part: encode,
     end() {
       if (finishReason === undefined || usage === undefined) throw new Error('the upstream stream ended without a finish reason');
       let out = '';
-      while (open || waiting.length > 0) out += close() + pump();
+      while (blocks.open || waiting.length > 0) out += closeBlock(blocks) + pump();
       const { input_tokens, output_tokens, cache_creation_input_tokens, cache_read_input_tokens, output_tokens_details } = toUsage(usage);
       const delta = {
         type: 'message_delta',
-        delta: { stop_reason: toStopReason(finishReason, toolCalls), stop_sequence: null, stop_details: null, container: null },
+        delta: { stop_reason: toStopReason(finishReason, blocks.madeToolCalls), stop_sequence: null, stop_details: null, container: null },
         usage: { input_tokens, output_tokens, cache_creation_input_tokens, cache_read_input_tokens, output_tokens_details, server_tool_use: null },
       };
       return out + event('message_delta', JSON.stringify(delta)) + MESSAGE_STOP;
@@ -179,4 +197,3 @@ export function messagesStream(request: MessagesRequest): StreamEncoder {
     fail: (status, type, message) => event('error', JSON.stringify(anthropicErrorBody(status, type, message))),
   };
 }
-

@@ -1,11 +1,10 @@
-import { randomUUID } from 'node:crypto';
 import type { LanguageModelV4FinishReason, LanguageModelV4Usage } from '@ai-sdk/provider';
-import type { Collected } from '../../routing/upstream.ts';
+import { systemContext, type EncoderContext, type WholeAnswer } from '../encoding.ts';
 import type { ResponsesRequest } from './types.ts';
 
 /** OpenAI-style ids: a prefix and 32 hex digits (`resp_`, `msg_`, `fc_`, `rs_`). */
-export function newId(prefix: string): string {
-  return `${prefix}_${randomUUID().replaceAll('-', '')}`;
+export function newId(context: EncoderContext, prefix: 'resp' | 'msg' | 'fc' | 'rs'): string {
+  return context.newId(`${prefix}_`, 32);
 }
 
 export type ItemStatus = 'in_progress' | 'completed' | 'incomplete';
@@ -107,9 +106,8 @@ export interface ResponseState {
   usage?: Usage;
 }
 
-const now = (): number => Math.floor(Date.now() / 1000);
-
-export function finalState(outcome: Outcome, output: OutputItem[], usage: Usage | undefined): ResponseState {
+/** `now` is read for a completed response's `completed_at`. */
+export function finalState(outcome: Outcome, output: OutputItem[], usage: Usage | undefined, now: () => number): ResponseState {
   const state: ResponseState = { status: outcome.status, error: null, incomplete_details: outcome.incomplete_details, output };
   if (outcome.status === 'completed') state.completed_at = now();
   if (usage) state.usage = usage;
@@ -117,31 +115,31 @@ export function finalState(outcome: Outcome, output: OutputItem[], usage: Usage 
 }
 
 /** A whole answer -> OpenAI's Response object. `model` is the id the caller asked for. */
-export function toResponse(result: Collected, request: ResponsesRequest): Record<string, unknown> {
+export function toResponse(result: WholeAnswer, request: ResponsesRequest, context: EncoderContext = systemContext): Record<string, unknown> {
   const outcome = toOutcome(result.finishReason);
   const output: OutputItem[] = [];
   let text = '';
   for (const part of result.content) {
     if (part.type === 'reasoning' && part.text !== '') {
-      output.push({ id: newId('rs'), type: 'reasoning', summary: [{ type: 'summary_text', text: part.text }], status: 'completed' });
+      output.push({ id: newId(context, 'rs'), type: 'reasoning', summary: [{ type: 'summary_text', text: part.text }], status: 'completed' });
     } else if (part.type === 'text') text += part.text;
   }
   const calls: OutputItem[] = [];
   for (const part of result.content) {
     if (part.type === 'tool-call' && !part.providerExecuted) {
-      calls.push(functionCall(request, newId('fc'), 'completed', part.toolCallId, part.toolName, part.input));
+      calls.push(functionCall(request, newId(context, 'fc'), 'completed', part.toolCallId, part.toolName, part.input));
     }
   }
   if (text !== '' || calls.length === 0) {
-    output.push({ id: newId('msg'), type: 'message', status: outcome.status, role: 'assistant', content: [{ type: 'output_text', text, annotations: [] }] });
+    output.push({ id: newId(context, 'msg'), type: 'message', status: outcome.status, role: 'assistant', content: [{ type: 'output_text', text, annotations: [] }] });
   }
   output.push(...calls);
   return {
-    id: newId('resp'),
+    id: newId(context, 'resp'),
     object: 'response',
-    created_at: now(),
+    created_at: context.now(),
     model: request.model,
-    ...finalState(outcome, output, toUsage(result.usage)),
+    ...finalState(outcome, output, toUsage(result.usage), context.now),
     ...echoedFields(request),
   };
 }

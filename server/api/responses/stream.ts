@@ -2,6 +2,7 @@ import type { LanguageModelV4FinishReason, LanguageModelV4StreamPart, LanguageMo
 import type { ErrorType } from '../../core/errors.ts';
 import { assertFinished } from '../../core/parts.ts';
 import type { StreamEncoder } from '../completion.ts';
+import { systemContext, type EncoderContext } from '../encoding.ts';
 import { echoedFields, finalState, functionCall, newId, toOutcome, toUsage, type ItemStatus, type OutputItem, type ResponseState } from './response.ts';
 import type { ResponsesRequest } from './types.ts';
 
@@ -13,6 +14,148 @@ interface OpenItem {
   readonly deltaHead: string;
   text: string;
 }
+
+/** Numbers the events of one stream and writes them; a delta is a constant prefix, its number and the text. */
+interface EventWriter {
+  event(type: string, fields: Record<string, unknown>): string;
+  /** `response.created` and the other events that carry the whole Response object. */
+  lifecycle(type: string, state: ResponseState): string;
+  delta(open: OpenItem, text: string): string;
+}
+
+function eventWriter(request: ResponsesRequest, context: EncoderContext): EventWriter {
+  const head = `{"id":${JSON.stringify(newId(context, 'resp'))},"object":"response","created_at":${context.now()},"model":${JSON.stringify(request.model)},`;
+  const echo = JSON.stringify(echoedFields(request)).slice(1);
+  let sequence = 0;
+  return {
+    event(type, fields) {
+      const data = JSON.stringify({ type, sequence_number: sequence++, ...fields });
+      return `event: ${type}\ndata: ${data}\n\n`;
+    },
+    lifecycle: (type, state) =>
+      `event: ${type}\ndata: {"type":"${type}","sequence_number":${sequence++},"response":${head}${JSON.stringify(state).slice(1, -1)},${echo}}\n\n`,
+    delta: (open, text) => `${open.deltaHead}${sequence++},"delta":${JSON.stringify(text)}}\n\n`,
+  };
+}
+
+/** The output items of one stream: each opened, filled and closed as its parts come. */
+interface Items {
+  readonly output: OutputItem[];
+  /** The open message or reasoning item, if one is. */
+  current(kind: 'message' | 'reasoning'): OpenItem | undefined;
+  /** Opens a message or reasoning item, closing the open one of the other kind. */
+  openText(kind: 'message' | 'reasoning'): string;
+  closeMessage(status?: ItemStatus): string;
+  closeReasoning(): string;
+  /** Opens a function call item, closing the open message or reasoning item. */
+  openCall(callId: string, name: string): string;
+  callOf(callId: string): OpenItem | undefined;
+  closeCall(open: OpenItem, args: string): string;
+  /** Closes every function call still open with the arguments streamed so far. */
+  closeCalls(): string;
+}
+
+function streamItems(request: ResponsesRequest, context: EncoderContext, write: EventWriter): Items {
+  const output: OutputItem[] = [];
+  let message: OpenItem | undefined;
+  let reasoning: OpenItem | undefined;
+  const calls = new Map<string, OpenItem>();
+
+  function add(item: OutputItem, type: string, extra: string): OpenItem {
+    const index = output.length;
+    output.push(item);
+    const deltaHead = `event: ${type}\ndata: {"type":"${type}","item_id":${JSON.stringify(item.id)},"output_index":${index},${extra}"sequence_number":`;
+    return { index, item, deltaHead, text: '' };
+  }
+
+  function openMessage(): OpenItem {
+    const item: OutputItem = { id: newId(context, 'msg'), type: 'message', status: 'in_progress', role: 'assistant', content: [] };
+    return add(item, 'response.output_text.delta', '"content_index":0,"logprobs":[],');
+  }
+
+  function openReasoning(): OpenItem {
+    const item: OutputItem = { id: newId(context, 'rs'), type: 'reasoning', summary: [], status: 'in_progress' };
+    return add(item, 'response.reasoning_summary_text.delta', '"summary_index":0,');
+  }
+
+  function closeMessage(status: ItemStatus = 'completed'): string {
+    const open = message;
+    if (!open || open.item.type !== 'message') return '';
+    message = undefined;
+    const part = { type: 'output_text' as const, text: open.text, annotations: [] as [] };
+    open.item.content.push(part);
+    open.item.status = status;
+    const at = { item_id: open.item.id, output_index: open.index, content_index: 0 };
+    return (
+      write.event('response.output_text.done', { ...at, text: open.text, logprobs: [] }) +
+      write.event('response.content_part.done', { ...at, part }) +
+      write.event('response.output_item.done', { output_index: open.index, item: open.item })
+    );
+  }
+
+  function closeReasoning(): string {
+    const open = reasoning;
+    if (!open || open.item.type !== 'reasoning') return '';
+    reasoning = undefined;
+    const part = { type: 'summary_text' as const, text: open.text };
+    open.item.summary.push(part);
+    open.item.status = 'completed';
+    const at = { item_id: open.item.id, output_index: open.index, summary_index: 0 };
+    return (
+      write.event('response.reasoning_summary_text.done', { ...at, text: open.text }) +
+      write.event('response.reasoning_summary_part.done', { ...at, part }) +
+      write.event('response.output_item.done', { output_index: open.index, item: open.item })
+    );
+  }
+
+  function openText(kind: 'message' | 'reasoning'): string {
+    if (kind === 'message') {
+      let out = closeReasoning();
+      const open = (message = openMessage());
+      out += write.event('response.output_item.added', { output_index: open.index, item: open.item });
+      return out + write.event('response.content_part.added', { item_id: open.item.id, output_index: open.index, content_index: 0, part: { type: 'output_text', text: '', annotations: [] } });
+    }
+    let out = closeMessage();
+    const open = (reasoning = openReasoning());
+    out += write.event('response.output_item.added', { output_index: open.index, item: open.item });
+    return out + write.event('response.reasoning_summary_part.added', { item_id: open.item.id, output_index: open.index, summary_index: 0, part: { type: 'summary_text', text: '' } });
+  }
+
+  function openCall(callId: string, name: string): string {
+    const out = closeMessage() + closeReasoning();
+    const open = add(functionCall(request, newId(context, 'fc'), 'in_progress', callId, name, ''), 'response.function_call_arguments.delta', '');
+    calls.set(callId, open);
+    return out + write.event('response.output_item.added', { output_index: open.index, item: open.item });
+  }
+
+  function closeCall(open: OpenItem, args: string): string {
+    if (open.item.type !== 'function_call' || open.item.status !== 'in_progress') return '';
+    open.item.arguments = args;
+    open.item.status = 'completed';
+    return (
+      write.event('response.function_call_arguments.done', { item_id: open.item.id, output_index: open.index, name: open.item.name, arguments: args }) +
+      write.event('response.output_item.done', { output_index: open.index, item: open.item })
+    );
+  }
+
+  return {
+    output,
+    current: (kind) => (kind === 'message' ? message : reasoning),
+    openText,
+    closeMessage,
+    closeReasoning,
+    openCall,
+    callOf: (callId) => calls.get(callId),
+    closeCall,
+    closeCalls() {
+      let out = '';
+      for (const open of calls.values()) out += closeCall(open, open.text);
+      return out;
+    },
+  };
+}
+
+const IN_PROGRESS: ResponseState = { status: 'in_progress', error: null, incomplete_details: null, output: [] };
 
 /**
  * OpenAI's Responses event stream for one answer: `response.created`,
@@ -27,143 +170,53 @@ interface OpenItem {
  * kept until the end, for the final Response object (one answer's size, as for
  * a non-streaming caller).
  */
-export function responsesStream(request: ResponsesRequest): StreamEncoder {
-  const id = newId('resp');
-  const createdAt = Math.floor(Date.now() / 1000);
-  const head = `{"id":${JSON.stringify(id)},"object":"response","created_at":${createdAt},"model":${JSON.stringify(request.model)},`;
-  const echo = JSON.stringify(echoedFields(request)).slice(1);
-  const responseJSON = (state: ResponseState): string => `${head}${JSON.stringify(state).slice(1, -1)},${echo}`;
-
-  let sequence = 0;
-  const output: OutputItem[] = [];
-  let message: OpenItem | undefined;
-  let reasoning: OpenItem | undefined;
-  const calls = new Map<string, OpenItem>();
+export function responsesStream(request: ResponsesRequest, context: EncoderContext = systemContext): StreamEncoder {
+  const write = eventWriter(request, context);
+  const items = streamItems(request, context, write);
   let finishReason: LanguageModelV4FinishReason | undefined;
   let usage: LanguageModelV4Usage | undefined;
 
-  const event = (type: string, fields: Record<string, unknown>): string => {
-    const data = JSON.stringify({ type, sequence_number: sequence++, ...fields });
-    return `event: ${type}\ndata: ${data}\n\n`;
-  };
-  const lifecycle = (type: string, state: ResponseState): string =>
-    `event: ${type}\ndata: {"type":"${type}","sequence_number":${sequence++},"response":${responseJSON(state)}}\n\n`;
-  const deltaHead = (type: string, itemId: string, index: number, extra: string): string =>
-    `event: ${type}\ndata: {"type":"${type}","item_id":${JSON.stringify(itemId)},"output_index":${index},${extra}"sequence_number":`;
-  const delta = (open: OpenItem, text: string): string => `${open.deltaHead}${sequence++},"delta":${JSON.stringify(text)}}\n\n`;
-
-  function add(item: OutputItem, type: string, extra: string): OpenItem {
-    const index = output.length;
-    output.push(item);
-    return { index, item, deltaHead: deltaHead(type, item.id, index, extra), text: '' };
+  function textDelta(kind: 'message' | 'reasoning', text: string): string {
+    if (text === '') return '';
+    const out = items.current(kind) ? '' : items.openText(kind);
+    const open = items.current(kind) as OpenItem;
+    open.text += text;
+    return out + write.delta(open, text);
   }
 
-  function openMessage(): string {
-    let out = closeReasoning();
-    const item: OutputItem = { id: newId('msg'), type: 'message', status: 'in_progress', role: 'assistant', content: [] };
-    const open = add(item, 'response.output_text.delta', '"content_index":0,"logprobs":[],');
-    message = open;
-    out += event('response.output_item.added', { output_index: open.index, item });
-    out += event('response.content_part.added', { item_id: item.id, output_index: open.index, content_index: 0, part: { type: 'output_text', text: '', annotations: [] } });
-    return out;
-  }
-
-  function closeMessage(status: ItemStatus = 'completed'): string {
-    const open = message;
-    if (!open || open.item.type !== 'message') return '';
-    message = undefined;
-    const part = { type: 'output_text' as const, text: open.text, annotations: [] as [] };
-    open.item.content.push(part);
-    open.item.status = status;
-    const at = { item_id: open.item.id, output_index: open.index, content_index: 0 };
-    return (
-      event('response.output_text.done', { ...at, text: open.text, logprobs: [] }) +
-      event('response.content_part.done', { ...at, part }) +
-      event('response.output_item.done', { output_index: open.index, item: open.item })
-    );
-  }
-
-  function openReasoning(): string {
-    let out = closeMessage();
-    const item: OutputItem = { id: newId('rs'), type: 'reasoning', summary: [], status: 'in_progress' };
-    const open = add(item, 'response.reasoning_summary_text.delta', '"summary_index":0,');
-    reasoning = open;
-    out += event('response.output_item.added', { output_index: open.index, item });
-    out += event('response.reasoning_summary_part.added', { item_id: item.id, output_index: open.index, summary_index: 0, part: { type: 'summary_text', text: '' } });
-    return out;
-  }
-
-  function closeReasoning(): string {
-    const open = reasoning;
-    if (!open || open.item.type !== 'reasoning') return '';
-    reasoning = undefined;
-    const part = { type: 'summary_text' as const, text: open.text };
-    open.item.summary.push(part);
-    open.item.status = 'completed';
-    const at = { item_id: open.item.id, output_index: open.index, summary_index: 0 };
-    return (
-      event('response.reasoning_summary_text.done', { ...at, text: open.text }) +
-      event('response.reasoning_summary_part.done', { ...at, part }) +
-      event('response.output_item.done', { output_index: open.index, item: open.item })
-    );
-  }
-
-  function openCall(callId: string, name: string): string {
-    const out = closeMessage() + closeReasoning();
-    const item = functionCall(request, newId('fc'), 'in_progress', callId, name, '');
-    const open = add(item, 'response.function_call_arguments.delta', '');
-    calls.set(callId, open);
-    return out + event('response.output_item.added', { output_index: open.index, item });
-  }
-
-  function closeCall(open: OpenItem, args: string): string {
-    if (open.item.type !== 'function_call' || open.item.status !== 'in_progress') return '';
-    open.item.arguments = args;
-    open.item.status = 'completed';
-    return (
-      event('response.function_call_arguments.done', { item_id: open.item.id, output_index: open.index, name: open.item.name, arguments: args }) +
-      event('response.output_item.done', { output_index: open.index, item: open.item })
-    );
+  function toolCall(part: LanguageModelV4StreamPart & { type: 'tool-call' }): string {
+    if (part.providerExecuted) return '';
+    const known = items.callOf(part.toolCallId);
+    if (known) return items.closeCall(known, part.input);
+    // Providers that send whole calls (Gemini): one delta with all the arguments.
+    const out = items.openCall(part.toolCallId, part.toolName);
+    const open = items.callOf(part.toolCallId) as OpenItem;
+    return out + write.delta(open, part.input) + items.closeCall(open, part.input);
   }
 
   return {
-    start: () => lifecycle('response.created', { status: 'in_progress', error: null, incomplete_details: null, output: [] }) + lifecycle('response.in_progress', { status: 'in_progress', error: null, incomplete_details: null, output: [] }),
+    start: () => write.lifecycle('response.created', IN_PROGRESS) + write.lifecycle('response.in_progress', IN_PROGRESS),
 
     part(part: LanguageModelV4StreamPart): string {
       switch (part.type) {
-        case 'text-delta': {
-          if (part.delta === '') return '';
-          const out = message ? '' : openMessage();
-          (message as OpenItem).text += part.delta;
-          return out + delta(message as OpenItem, part.delta);
-        }
+        case 'text-delta':
+          return textDelta('message', part.delta);
         case 'text-end':
-          return closeMessage();
-        case 'reasoning-delta': {
-          if (part.delta === '') return '';
-          const out = reasoning ? '' : openReasoning();
-          (reasoning as OpenItem).text += part.delta;
-          return out + delta(reasoning as OpenItem, part.delta);
-        }
+          return items.closeMessage();
+        case 'reasoning-delta':
+          return textDelta('reasoning', part.delta);
         case 'reasoning-end':
-          return closeReasoning();
+          return items.closeReasoning();
         case 'tool-input-start':
-          return calls.has(part.id) ? '' : openCall(part.id, part.toolName);
+          return items.callOf(part.id) ? '' : items.openCall(part.id, part.toolName);
         case 'tool-input-delta': {
-          const open = calls.get(part.id);
+          const open = items.callOf(part.id);
           if (!open || part.delta === '') return '';
           open.text += part.delta;
-          return delta(open, part.delta);
+          return write.delta(open, part.delta);
         }
-        case 'tool-call': {
-          if (part.providerExecuted) return '';
-          const known = calls.get(part.toolCallId);
-          if (known) return closeCall(known, part.input);
-          // Providers that send whole calls (Gemini): one delta with all the arguments.
-          const out = openCall(part.toolCallId, part.toolName);
-          const open = calls.get(part.toolCallId) as OpenItem;
-          return out + delta(open, part.input) + closeCall(open, part.input);
-        }
+        case 'tool-call':
+          return toolCall(part);
         case 'finish':
           assertFinished(part.finishReason);
           finishReason = part.finishReason;
@@ -179,17 +232,16 @@ export function responsesStream(request: ResponsesRequest): StreamEncoder {
     end(): string {
       if (finishReason === undefined || usage === undefined) throw new Error('the upstream stream ended without a finish reason');
       const outcome = toOutcome(finishReason);
-      let out = closeReasoning() + closeMessage(outcome.status);
-      for (const open of calls.values()) out += closeCall(open, open.text);
-      if (output.length === 0) out += openMessage() + closeMessage(outcome.status);
+      let out = items.closeReasoning() + items.closeMessage(outcome.status) + items.closeCalls();
+      if (items.output.length === 0) out += items.openText('message') + items.closeMessage(outcome.status);
       const type = outcome.status === 'completed' ? 'response.completed' : 'response.incomplete';
-      return out + lifecycle(type, finalState(outcome, output, toUsage(usage)));
+      return out + write.lifecycle(type, finalState(outcome, items.output, toUsage(usage), context.now));
     },
 
     fail(_status: number, type: ErrorType, message: string): string {
       // `error`, not `response.failed`: the openai SDK throws on an `error` event but
       // hands `response.failed` over as an ordinary event (and `finalResponse()` resolves).
-      return event('error', { code: type, message, param: null });
+      return write.event('error', { code: type, message, param: null });
     },
   };
 }
