@@ -162,12 +162,15 @@ describe('the documentation links', function () {
   });
 
   it('makes anchors as GitHub does', function () {
-    expect(slug('`GET /livez` and `GET /readyz`')).to.equal('get-livez-and-get-readyz');
-    expect(slug('HOSTED_TOOLS')).to.equal('hosted_tools');
-    expect(slug('Routing, failover and health')).to.equal('routing-failover-and-health');
-    expect(slug('`?check=1`: check the keys now')).to.equal('check1-check-the-keys-now');
-    expect(slug('Latest figures (2026-11-23: Responses and Messages APIs, key pools)')).to.equal('latest-figures-2026-11-23-responses-and-messages-apis-key-pools');
-    expect(slug('[The console](docs/console.md) and **more**')).to.equal('the-console-and-more');
+    const anchors: ReadonlyArray<readonly [string, string]> = [
+      ['`GET /livez` and `GET /readyz`', 'get-livez-and-get-readyz'],
+      ['HOSTED_TOOLS', 'hosted_tools'],
+      ['Routing, failover and health', 'routing-failover-and-health'],
+      ['`?check=1`: check the keys now', 'check1-check-the-keys-now'],
+      ['Latest figures (2026-11-23: Responses and Messages APIs, key pools)', 'latest-figures-2026-11-23-responses-and-messages-apis-key-pools'],
+      ['[The console](docs/console.md) and **more**', 'the-console-and-more'],
+    ];
+    for (const [text, anchor] of anchors) expect(slug(text), text).to.equal(anchor);
     const page = readPage('# Errors\n\n## Errors\n\n<a id="budgets"></a>text\n');
     expect([...page.anchors]).to.have.members(['errors', 'errors-1', 'budgets']);
   });
