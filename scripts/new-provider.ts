@@ -54,7 +54,7 @@ const variable = id.replace(/[^a-z]/g, '') || 'provider';
 const index = `import { bearerAuth, openAICompatibleModel } from '../openai-compatible.ts';
 import type { ProviderPlugin } from '../types.ts';
 
-// TODO: replace every placeholder with ${name}'s documented facts; README.md, "Adding a provider", lists the rules.
+// TODO: replace every placeholder with ${name}'s documented facts; docs/adding-a-provider.md lists the rules.
 const ${variable}: ProviderPlugin = {
   id: '${id}',
   name: '${name}',

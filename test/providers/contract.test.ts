@@ -1,8 +1,8 @@
 /**
  * The plugin contract, checked over every folder the loader discovers: a new
  * provider folder that breaks any rule here fails before it reaches a request,
- * and the failure names the folder and the rule in words. README.md's "Adding
- * a provider" lists the same rules.
+ * and the failure names the folder and the rule in words. docs/adding-a-provider.md
+ * lists the same rules.
  */
 import { readdir } from 'node:fs/promises';
 import { expect } from 'chai';
