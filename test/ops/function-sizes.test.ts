@@ -15,7 +15,6 @@ const knownOffenders: ReadonlyArray<readonly [file: string, name: string, part: 
   ['server/routing/router.ts', 'run', 'ROUTING'],
   ['server/routing/router.ts', 'plan', 'ROUTING'],
   ['server/config.ts', 'loadConfig', 'SETTINGS'],
-  ['server/api/responses/stream.ts', 'responsesStream', 'ENCODERS'],
 ];
 
 const isKnown = (size: FunctionSize): boolean => knownOffenders.some(([file, name]) => size.file === file && size.name === name);
