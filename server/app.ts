@@ -8,9 +8,9 @@ import type { FetchFunction } from '../providers/types.ts';
 import { cachedModels, createModelSource } from './routing/upstream.ts';
 import type { Config } from './config.ts';
 import { createUpstreamFetch } from './routing/http-client.ts';
-import { clip, errorBody, HttpError, type ErrorBodyFormat } from './core/errors.ts';
+import { clip, errorBody, HttpError } from './core/errors.ts';
 import { createKeyHasher, type HealthStore } from './routing/health.ts';
-import { createKeyReader, type KeyReader, type KeySet } from './routing/keys.ts';
+import { createKeyReader, type KeyReader } from './routing/keys.ts';
 import type { IncomingHttpHeaders } from 'node:http';
 import { createLatencyTracker } from './routing/latency.ts';
 import { clientIp, createRateLimit } from './http/rate-limit.ts';
@@ -18,7 +18,7 @@ import { createModelKnowledge } from './models/model-knowledge.ts';
 import { keyModelList } from './models/key-models.ts';
 import { createBodyBudget, jsonBody } from './http/json-body.ts';
 import { multipartBody } from './http/multipart-body.ts';
-import { keyShapedRedactor, requestLog, type LogLocals } from './http/request-log.ts';
+import { keyShapedRedactor, requestLog } from './http/request-log.ts';
 import { createMetrics, metricsEndpoint } from './http/metrics.ts';
 import { createThrottledWarn } from './state/warn-every.ts';
 import { requestId } from './http/request-id.ts';
@@ -294,7 +294,7 @@ export function createApp(deps: AppDeps): FreewayApp {
   });
 
   const onError: ErrorRequestHandler = (error: unknown, req, res, _next) => {
-    const keys = res.locals.keys as KeySet | undefined;
+    const keys = res.locals.keys;
     let status = 500;
     let type: HttpError['type'] = 'server_error';
     let message = 'Internal server error.';
@@ -308,13 +308,13 @@ export function createApp(deps: AppDeps): FreewayApp {
       logger.error({ err: error }, `${req.method} ${sanitizeForLog(req.path)}: unexpected error`);
     }
     if (res.headersSent) {
-      (res.locals as LogLocals).cut = { status, reason: `the response was cut: ${message}` };
+      res.locals.cut = { status, reason: `the response was cut: ${message}` };
       res.destroy();
       return;
     }
-    const format = (res.locals.errorBody as ErrorBodyFormat | undefined) ?? errorBody;
+    const format = res.locals.errorBody ?? errorBody;
     const said = redact(message, keys);
-    (res.locals as LogLocals).failure = error instanceof HttpError && error.logReason !== undefined ? redact(error.logReason, keys) : said;
+    res.locals.failure = error instanceof HttpError && error.logReason !== undefined ? redact(error.logReason, keys) : said;
     res.status(status).json(format(status, type, said));
   };
   app.use(onError);

@@ -4,7 +4,6 @@ import type { Request, RequestHandler, Response } from 'express';
 import { AggregatorRegistry, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { HEALTH_TIMINGS, viewHealth, type HealthRecord, type HealthState, type HealthStore } from '../routing/health.ts';
 import type { LatencyTracker } from '../routing/latency.ts';
-import type { LogLocals } from './request-log.ts';
 
 /**
  * Prometheus metrics (prom-client). Labels are bounded sets only: route
@@ -195,7 +194,7 @@ export function createMetrics(now: () => number = Date.now): Metrics {
       if (done) return;
       done = true;
       open.delete(res);
-      const locals = res.locals as LogLocals;
+      const locals = res.locals;
       const status = locals.cut?.status ?? (res.writableFinished ? res.statusCode : 499);
       requests.inc({ route: routeLabel(req), status: String(status) });
       for (const attempt of locals.attempts ?? []) attempts.inc({ provider: attempt.provider, outcome: attemptOutcome(attempt.status) });
