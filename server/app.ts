@@ -6,7 +6,7 @@ import type { Registry } from 'prom-client';
 import type { Catalog } from '../catalog/catalog.ts';
 import type { FetchFunction } from '../providers/types.ts';
 import { cachedModels, createModelSource } from './routing/upstream.ts';
-import type { Config } from './config.ts';
+import type { Config } from './config/index.ts';
 import { createUpstreamFetch } from './routing/http-client.ts';
 import { clip, errorBody, HttpError } from './core/errors.ts';
 import { createKeyHasher, type HealthStore } from './routing/health.ts';
@@ -126,7 +126,7 @@ export function createApp(deps: AppDeps): FreewayApp {
   const providers = catalog.providers;
   const redact = createRedactor(providers);
   const readKeys = createKeyReader(providers);
-  const hashKey = createKeyHasher(config.keyHashSecret);
+  const hashKey = createKeyHasher(config.state.keyHashSecret);
   const stores = createStores(config, logger, deps);
   // The "did you mean" index of model ids, built now rather than on the first unknown model.
   indexModels(catalog);
@@ -145,8 +145,8 @@ export function createApp(deps: AppDeps): FreewayApp {
     quarantined: metrics.quarantined,
   });
   const router = createRouter({ config, health: healthStore, hashKey, latency, redact, random: deps.random, now: deps.now, knowledge, providers });
-  const clientOf = (req: Request): string => clientIp(req, config.rateLimitIpv6Subnet);
-  const rateLimit = createRateLimit({ max: config.rateLimitMax, windowMs: config.rateLimitWindowMs, ipv6Subnet: config.rateLimitIpv6Subnet, store: stores.rateLimitStore, onRefused: metrics.rateLimited });
+  const clientOf = (req: Request): string => clientIp(req, config.rateLimit.ipv6Subnet);
+  const rateLimit = createRateLimit({ max: config.rateLimit.max, windowMs: config.rateLimit.windowMs, ipv6Subnet: config.rateLimit.ipv6Subnet, store: stores.rateLimitStore, onRefused: metrics.rateLimited });
   const shutdown = createShutdown();
   const readiness: Readiness = { phase: 'starting' };
   const completions = {
@@ -154,14 +154,14 @@ export function createApp(deps: AppDeps): FreewayApp {
     readKeys,
     router,
     redact,
-    models: createModelSource(config.baseURLs, upstreamFetch, config.maxResponseBytes),
-    maxResponseBytes: config.maxResponseBytes,
-    clientStallTimeoutMs: config.clientStallTimeoutMs,
+    models: createModelSource(config.providers.baseURLs, upstreamFetch, config.limits.responseMaxBytes),
+    maxResponseBytes: config.limits.responseMaxBytes,
+    clientStallTimeoutMs: config.timeouts.clientStallMs,
     shutdown: shutdown.gate,
     clientOf,
   };
   // On the Messages API Claude's names are looked up first, then MODEL_MAP's.
-  const resolveClaudeModel = modelResolver(catalog, [...config.anthropicModelMap, ...config.modelMap]);
+  const resolveClaudeModel = modelResolver(catalog, [...config.api.anthropicModelMap, ...config.api.modelMap]);
   const created = Math.floor(Date.now() / 1000);
   const keyModels = keyModelList({ catalog, readKeys, hashKey, knowledge, clientOf, created });
   const claudeModels = anthropicModels(catalog, created, keyModels);
@@ -170,30 +170,30 @@ export function createApp(deps: AppDeps): FreewayApp {
     speaksAnthropic(req.headers) ? anthropic(req, res, next) : openai(req, res, next);
 
   // One budget for every route that takes a body; one reader for JSON bodies, one for audio uploads.
-  const bodyBudget = createBodyBudget(config.bodyBufferMaxBytes);
+  const bodyBudget = createBodyBudget(config.limits.bodyBufferMaxBytes);
   const readBody = jsonBody({
-    limitBytes: config.bodyLimitBytes,
-    limitText: config.bodyLimit,
-    timeoutMs: config.bodyTimeoutMs,
+    limitBytes: config.limits.body.bytes,
+    limitText: config.limits.body.text,
+    timeoutMs: config.timeouts.bodyMs,
     budget: bodyBudget,
   });
   const readAudio = multipartBody({
     fileField: 'file',
-    maxFileBytes: config.audioMaxBytes,
-    maxFileText: config.audioMaxText,
+    maxFileBytes: config.limits.audio.bytes,
+    maxFileText: config.limits.audio.text,
     maxFields: AUDIO_MAX_FIELDS,
     maxFieldBytes: AUDIO_MAX_FIELD_BYTES,
-    timeoutMs: config.bodyTimeoutMs,
+    timeoutMs: config.timeouts.bodyMs,
     budget: bodyBudget,
   });
   const embeddings = embeddingsRoute({
     catalog,
     readKeys,
     router,
-    maxInputs: config.embeddingsMaxInputs,
+    maxInputs: config.limits.embeddingsMaxInputs,
     shutdown: shutdown.gate,
     clientOf,
-    models: cachedModels(config.baseURLs, upstreamFetch, config.maxResponseBytes, (entry, options) => {
+    models: cachedModels(config.providers.baseURLs, upstreamFetch, config.limits.responseMaxBytes, (entry, options) => {
       if (!entry.provider.createEmbeddingModel) throw new Error(`${entry.provider.id} declares embedding models without createEmbeddingModel`);
       return entry.provider.createEmbeddingModel(options);
     }),
@@ -203,7 +203,7 @@ export function createApp(deps: AppDeps): FreewayApp {
     readKeys,
     router,
     shutdown: shutdown.gate,
-    models: cachedModels(config.baseURLs, upstreamFetch, config.maxResponseBytes, (entry, options) => {
+    models: cachedModels(config.providers.baseURLs, upstreamFetch, config.limits.responseMaxBytes, (entry, options) => {
       if (!entry.provider.createTranscriptionModel) throw new Error(`${entry.provider.id} declares transcription models without createTranscriptionModel`);
       return entry.provider.createTranscriptionModel(options);
     }),
@@ -214,17 +214,17 @@ export function createApp(deps: AppDeps): FreewayApp {
   app.set('etag', false);
   app.set('query parser', false);
   // req.ip / req.ips: the rate limit's client (http/rate-limit.ts).
-  app.set('trust proxy', config.trustProxy);
+  app.set('trust proxy', config.server.trustProxy);
 
   // Probes come first: cheap, never rate limited, not logged per call.
-  probes(app, readiness, stores.redisReady, config.readyzRequireRedis);
+  probes(app, readiness, stores.redisReady, config.state.readyzRequireRedis);
   app.use(requestId(redact));
   app.use(requestLog(logger, keyShapedRedactor(redact, readKeys)));
   app.use(metrics.middleware);
   app.use(
     '/v1',
     cors({
-      origin: config.corsOrigins === '*' ? '*' : [...config.corsOrigins],
+      origin: config.server.corsOrigins === '*' ? '*' : [...config.server.corsOrigins],
       methods: ['GET', 'POST', 'OPTIONS'],
       // No allowedHeaders: a preflight is allowed the headers it asks for (key
       // headers, and whatever a client SDK adds, such as the openai SDK's
@@ -253,15 +253,15 @@ export function createApp(deps: AppDeps): FreewayApp {
       health: healthStore,
       checks: stores.keyCheckStore,
       hashKey,
-      baseURLs: config.baseURLs,
+      baseURLs: config.providers.baseURLs,
       fetch: upstreamFetch,
       redact,
       usable: config.models.live ? liveUsable(catalog, knowledge) : curatedUsable(catalog),
       noCreditWaitMs: config.models.noCreditWaitMs,
       clientOf,
-      intervalMs: config.keyCheckIntervalMs,
-      perMinute: config.keyChecksPerMinute,
-      timeoutMs: config.keyCheckTimeoutMs,
+      intervalMs: config.keyChecks.intervalMs,
+      perMinute: config.keyChecks.perMinute,
+      timeoutMs: config.keyChecks.timeoutMs,
       now: deps.now,
     }),
   );
@@ -273,10 +273,10 @@ export function createApp(deps: AppDeps): FreewayApp {
   app.post(
     '/v1/chat/completions',
     readBody,
-    completionRoute(withModelMap(chatApi, config.modelMap, catalog), completions),
+    completionRoute(withModelMap(chatApi, config.api.modelMap, catalog), completions),
   );
   app.all('/v1/chat/completions', methodNotAllowed('POST'));
-  app.post('/v1/responses', readBody, completionRoute(withModelMap(responsesApi({ hostedTools: config.hostedTools }), config.modelMap, catalog), completions));
+  app.post('/v1/responses', readBody, completionRoute(withModelMap(responsesApi({ hostedTools: config.api.hostedTools }), config.api.modelMap, catalog), completions));
   app.all('/v1/responses', methodNotAllowed('POST'));
   app.post('/v1/messages', readBody, completionRoute(messagesApi(resolveClaudeModel), completions));
   app.all('/v1/messages', methodNotAllowed('POST'));
@@ -287,7 +287,7 @@ export function createApp(deps: AppDeps): FreewayApp {
   // AUDIO_MAX_BYTES, not BODY_LIMIT, bounds this route's body.
   app.post('/v1/audio/transcriptions', readAudio, transcriptions);
   app.all('/v1/audio/transcriptions', methodNotAllowed('POST'));
-  if (config.console) serveConsole(app);
+  if (config.server.console) serveConsole(app);
 
   app.use((req) => {
     throw new HttpError(404, 'invalid_request_error', `Unknown route: ${req.method} ${clip(req.path)}${routeHint(req.path)}`);
@@ -331,7 +331,7 @@ export function createApp(deps: AppDeps): FreewayApp {
     readiness,
     connectionDropped() {
       metrics.connectionDropped();
-      warnOfDrops('connections', `MAX_CONNECTIONS (${config.maxConnections}) connections are open: new connections are closed as they arrive`);
+      warnOfDrops('connections', `MAX_CONNECTIONS (${config.limits.maxConnections}) connections are open: new connections are closed as they arrive`);
     },
   };
 }

@@ -1,7 +1,7 @@
 import cluster, { type Worker } from 'node:cluster';
 import type { ClientRateLimitInfo, Options, Store } from 'express-rate-limit';
 import type { Logger } from 'pino';
-import { cannotStart, listenFailure, type Config, type ModelsConfig } from './config.ts';
+import { cannotStart, listenFailure, type Config, type ModelsConfig } from './config/index.ts';
 import { exitAfterFlush } from './http/request-log.ts';
 import { aggregateWorkers, listenForMetrics } from './http/metrics.ts';
 import { createMemoryHealthStore, type HealthRecord, type HealthStore, type Outcome } from './routing/health.ts';
@@ -206,10 +206,10 @@ export function createPrimaryStores(
 
 function servePrimaryStores(config: Config): { handle(worker: Worker, request: StoreRequest): void; close(): Promise<void> } {
   // Bounded like a single process's: the workers' clients together are at most RATE_LIMIT_MAX_CLIENTS.
-  const windows = createSlidingWindowStore(undefined, undefined, config.rateLimitMaxClients);
-  windows.init?.({ limit: config.rateLimitMax, windowMs: config.rateLimitWindowMs } as Options);
-  const health = createMemoryHealthStore(undefined, undefined, config.healthMaxRecords);
-  const checks = createMemoryKeyCheckStore(config.healthMaxRecords);
+  const windows = createSlidingWindowStore(undefined, undefined, config.rateLimit.maxClients);
+  windows.init?.({ limit: config.rateLimit.max, windowMs: config.rateLimit.windowMs } as Options);
+  const health = createMemoryHealthStore(undefined, undefined, config.state.healthMaxRecords);
+  const checks = createMemoryKeyCheckStore(config.state.healthMaxRecords);
   const knowledge = createMemoryKnowledgeStore(config.models.maxKeys, config.models.maxBytes);
   const wire = (info: ClientRateLimitInfo | undefined): WireInfo | null =>
     info ? { totalHits: info.totalHits, resetTime: info.resetTime?.getTime() } : null;
@@ -274,9 +274,9 @@ function servePrimaryStores(config: Config): { handle(worker: Worker, request: S
   };
 }
 
-/** Runs the cluster primary: forks `config.workers` workers, restarts crashed ones, drains them all on SIGTERM/SIGINT. */
+/** Runs the cluster primary: forks `config.server.workers` workers, restarts crashed ones, drains them all on SIGTERM/SIGINT. */
 export function runPrimary(config: Config, logger: Logger): void {
-  const stores = config.redisUrl ? undefined : servePrimaryStores(config);
+  const stores = config.state.redisUrl ? undefined : servePrimaryStores(config);
   const startedAt = new Map<Worker, number>();
   let stopping = false;
   let listening = 0;
@@ -285,7 +285,7 @@ export function runPrimary(config: Config, logger: Logger): void {
 
   // The secret travels to the workers so that every one of them hashes keys alike.
   const fork = (): void => {
-    const worker = cluster.fork({ KEY_HASH_SECRET: config.keyHashSecret });
+    const worker = cluster.fork({ KEY_HASH_SECRET: config.state.keyHashSecret });
     startedAt.set(worker, Date.now());
   };
 
@@ -294,7 +294,7 @@ export function runPrimary(config: Config, logger: Logger): void {
     if (stores && isFreewayMessage(message, 'store')) stores.handle(worker, message as StoreRequest);
     else if (isFreewayMessage(message, 'cannot-start')) {
       // Before every worker listens, this is start-up failing: restarting would fail alike for ever.
-      if (listening >= config.workers || failedToStart) return;
+      if (listening >= config.server.workers || failedToStart) return;
       failedToStart = true;
       for (const other of Object.values(cluster.workers ?? {})) other?.process.kill('SIGKILL');
       cannotStart(String((message as { reason?: unknown }).reason));
@@ -303,10 +303,10 @@ export function runPrimary(config: Config, logger: Logger): void {
 
   cluster.on('listening', (_worker: Worker, address: { port: number }) => {
     listening += 1;
-    if (listening === config.workers) {
-      const state = config.redisUrl ? 'Redis' : 'the primary process';
+    if (listening === config.server.workers) {
+      const state = config.state.redisUrl ? 'Redis' : 'the primary process';
       logger.info(
-        `Freeway listening on http://${config.host}:${address.port} (${config.workers} workers; rate limits and health in ${state})`,
+        `Freeway listening on http://${config.server.host}:${address.port} (${config.server.workers} workers; rate limits and health in ${state})`,
       );
     }
   });
@@ -349,7 +349,7 @@ export function runPrimary(config: Config, logger: Logger): void {
     }
     signalledAt = at;
     stopping = true;
-    logger.info(`${signal}: draining ${workers.length} workers (up to ${config.shutdownTimeoutMs} ms)`);
+    logger.info(`${signal}: draining ${workers.length} workers (up to ${config.timeouts.shutdownMs} ms)`);
     if (startedAt.size === 0) {
       finish();
       return;
@@ -359,7 +359,7 @@ export function runPrimary(config: Config, logger: Logger): void {
     const force = setTimeout(() => {
       logger.warn('workers still running after the shutdown timeout: killing them');
       for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGKILL');
-    }, config.shutdownTimeoutMs + 5_000);
+    }, config.timeouts.shutdownMs + 5_000);
     force.unref();
   }
 
@@ -377,6 +377,6 @@ export function runPrimary(config: Config, logger: Logger): void {
       );
     }
   }
-  logger.info(`starting ${config.workers} workers`);
-  for (let i = 0; i < config.workers; i++) fork();
+  logger.info(`starting ${config.server.workers} workers`);
+  for (let i = 0; i < config.server.workers; i++) fork();
 }

@@ -3,7 +3,7 @@ import { buildCatalog } from '../catalog/catalog.ts';
 import { loadProviderPlugins } from '../providers/loader.ts';
 import { createApp } from './app.ts';
 import { cannotStartMessage, createPrimaryStores, isEcho, isShutdownMessage, runPrimary } from './cluster.ts';
-import { cannotStart, listenFailure, loadConfig, type Config } from './config.ts';
+import { cannotStart, listenFailure, loadConfig, type Config } from './config/index.ts';
 import { createStdoutLogger, exitAfterFlush } from './http/request-log.ts';
 import { createFreewayServer } from './http/server.ts';
 import { collectDefaultMetrics } from 'prom-client';
@@ -28,8 +28,8 @@ try {
 } catch (error) {
   cannotStart(error instanceof Error ? error.message : String(error));
 }
-const clustered = config.workers > 1;
-const rootLogger = await createStdoutLogger(config.logLevel, config.logFormat);
+const clustered = config.server.workers > 1;
+const rootLogger = await createStdoutLogger(config.logging.level, config.logging.format);
 // With several processes writing one log, each line says which one wrote it.
 const logger = clustered ? rootLogger.child({ pid: process.pid }) : rootLogger;
 
@@ -45,7 +45,7 @@ const FINAL_GRACE_MS = 500;
 function serve(config: Config): void {
   const catalog = buildCatalog(plugins);
   // Workers without Redis keep their state in the primary; with Redis (or alone), createApp picks the stores.
-  const shared = clustered && !config.redisUrl ? createPrimaryStores(logger, config.models) : {};
+  const shared = clustered && !config.state.redisUrl ? createPrimaryStores(logger, config.models) : {};
   // In a cluster, /metrics on the main port shows every worker: the primary aggregates them.
   const scrapeMetrics = clustered && config.metrics.mode === 'main' ? askPrimary() : undefined;
   const freeway = createApp({ config, catalog, logger, ...shared, scrapeMetrics });
@@ -66,20 +66,20 @@ function serve(config: Config): void {
 
   // Until it listens, a server error (port in use, host not found) is a start-up failure.
   const onListenError = (error: unknown): void => {
-    const reason = listenFailure(error, config.host, config.port, 'HOST, PORT');
+    const reason = listenFailure(error, config.server.host, config.server.port, 'HOST, PORT');
     // In a cluster the primary reports it, once for all workers.
     if (cluster.isWorker && process.send) process.send(cannotStartMessage(reason), undefined, undefined, () => process.exit(1));
     else cannotStart(reason);
   };
   server.once('error', onListenError);
-  server.listen(config.port, config.host, () => {
+  server.listen(config.server.port, config.server.host, () => {
     server.off('error', onListenError);
     if (!stopping) freeway.readiness.phase = 'ready';
     const address = server.address();
-    const port = typeof address === 'object' && address ? address.port : config.port;
-    const overrides = config.baseURLOverrides.length > 0 ? `; ${config.baseURLOverrides.join(', ')}` : '';
-    if (clustered) logger.info(`worker listening on http://${config.host}:${port}`);
-    else logger.info(`Freeway listening on http://${config.host}:${port} (${catalog.providers.length} providers, ${catalog.models.length} models${overrides})`);
+    const port = typeof address === 'object' && address ? address.port : config.server.port;
+    const overrides = config.providers.baseURLOverrides.length > 0 ? `; ${config.providers.baseURLOverrides.join(', ')}` : '';
+    if (clustered) logger.info(`worker listening on http://${config.server.host}:${port}`);
+    else logger.info(`Freeway listening on http://${config.server.host}:${port} (${catalog.providers.length} providers, ${catalog.models.length} models${overrides})`);
     if (stopRequested) stop('shutdown request');
   });
 
@@ -90,14 +90,14 @@ function serve(config: Config): void {
     if (stopping) return;
     stopping = true;
     freeway.readiness.phase = 'stopping';
-    logger.info(`${reason}: draining in-flight requests (up to ${config.shutdownTimeoutMs} ms)`);
+    logger.info(`${reason}: draining in-flight requests (up to ${config.timeouts.shutdownMs} ms)`);
     const force = setTimeout(() => {
       // Every request still running gets an answer (a 503, or an error event once
       // its stream has started) and its log line; what is left after a moment is closed.
       logger.warn('shutdown timeout: answering the requests still running, then closing their connections');
       freeway.interrupt();
       setTimeout(() => server.closeAllConnections(), FINAL_GRACE_MS).unref();
-    }, config.shutdownTimeoutMs);
+    }, config.timeouts.shutdownMs);
     force.unref();
     // Connections that finish their last response while draining would otherwise
     // sit in keep-alive until their idle timeout.
