@@ -44,11 +44,12 @@ export interface Config {
   };
 }
 
-function read<T>(setting: Setting<T>, env: Env, context: ParseContext): T | undefined {
+function read<T>(setting: Setting<T>, env: Env, context: ParseContext): T {
   const raw = env[setting.env];
   const unset = raw === undefined || (raw === '' && !setting.emptyIsValue);
   if (!unset) return setting.parse(raw, context);
-  return setting.default === undefined ? undefined : setting.parse(setting.default, context);
+  // A setting without a default is declared with undefined among its values (optionalInteger, custom<T | undefined>).
+  return setting.default === undefined ? (undefined as T) : setting.parse(setting.default, context);
 }
 
 function readGroup<Group extends object>(group: Group, env: Env, context: ParseContext): Values<Group> {
@@ -95,14 +96,17 @@ function state(values: Values<Table['state']>): Config['state'] {
   return { ...values, keyHashSecret: keyHashSecret ?? randomBytes(32).toString('hex') };
 }
 
-function metrics(values: Values<Table['metrics']>, env: Env, mainPort: number): MetricsConfig {
-  if (!values.enabled) return { mode: 'off' };
-  if (values.port === undefined) {
+/** METRICS_PORT and METRICS_HOST are read only when metrics are on, and the host only with a port. */
+function metrics(env: Env, context: ParseContext, mainPort: number): MetricsConfig {
+  const table = settings.metrics;
+  if (!read(table.enabled, env, context)) return { mode: 'off' };
+  const port = read(table.port, env, context);
+  if (port === undefined) {
     if (env.METRICS_HOST) throw new Error('METRICS_HOST needs METRICS_PORT: without it /metrics is served on the main port');
     return { mode: 'main' };
   }
-  if (values.port === mainPort) throw new Error(`METRICS_PORT must differ from PORT (${mainPort}); leave it unset to serve /metrics on the main port`);
-  return { mode: 'separate', host: values.host, port: values.port };
+  if (port === mainPort) throw new Error(`METRICS_PORT must differ from PORT (${mainPort}); leave it unset to serve /metrics on the main port`);
+  return { mode: 'separate', host: read(table.host, env, context), port };
 }
 
 function deepFreeze<T>(value: T): T {
@@ -121,12 +125,14 @@ export function loadConfig(env: Env, plugins: readonly ProviderPlugin[]): Config
   for (const plugin of plugins) for (const model of plugin.models) knownTargets.add(`${plugin.id}/${model.id}`);
   const context: ParseContext = { knownTargets };
   const providers = baseURLs(env, plugins);
-  const values = readGroup(settings, env, context);
+  // The metrics settings depend on each other: metrics() reads them.
+  const { metrics: _metrics, ...groups } = settings;
+  const values = readGroup(groups, env, context);
   const config: Config = {
     ...values,
     limits: limits(values.limits, env, context),
     state: state(values.state),
-    metrics: metrics(values.metrics, env, values.server.port),
+    metrics: metrics(env, context, values.server.port),
     providers,
   };
   return deepFreeze(config);

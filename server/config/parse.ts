@@ -48,12 +48,14 @@ export function shown(raw: string): string {
   return JSON.stringify(line.length > 80 ? `${line.slice(0, 80)}...` : line);
 }
 
-export function integer(about: Described & { readonly default?: number; readonly min: number; readonly max?: number }): Setting<number> {
+type IntegerAbout = Described & { readonly min: number; readonly max?: number };
+
+function integerSetting(about: IntegerAbout, fallback: number | undefined): Setting<number> {
   const { env: name, min, max = Number.MAX_SAFE_INTEGER } = about;
   const range = max === Number.MAX_SAFE_INTEGER ? `>= ${min}` : `from ${min} to ${max}`;
   return {
     ...about,
-    default: about.default === undefined ? undefined : String(about.default),
+    default: fallback === undefined ? undefined : String(fallback),
     accepts: `integer ${range}`,
     parse(raw) {
       const value = Number(raw);
@@ -63,9 +65,13 @@ export function integer(about: Described & { readonly default?: number; readonly
   };
 }
 
+export function integer(about: IntegerAbout & { readonly default: number }): Setting<number> {
+  return integerSetting(about, about.default);
+}
+
 /** An integer setting that may be unset: its value is then undefined. */
-export function optionalInteger(about: Described & { readonly min: number; readonly max?: number }): Setting<number | undefined> {
-  return integer(about);
+export function optionalInteger(about: IntegerAbout): Setting<number | undefined> {
+  return integerSetting(about, undefined);
 }
 
 export function choice<const T extends string>(about: Described & { readonly default: NoInfer<T>; readonly choices: readonly T[] }): Setting<T> {

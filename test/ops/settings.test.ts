@@ -63,6 +63,17 @@ describe('settings: one table makes the Config, --help and docs/configuration.md
     expect(config.timeouts.requestMs).to.equal(120_000);
   });
 
+  it('an empty value is unset, but an empty ANTHROPIC_MODEL_MAP maps nothing; METRICS=off leaves METRICS_PORT unread', async () => {
+    const plugins = await providerPlugins();
+    expect(loadConfig({ PORT: '', BODY_LIMIT: '' }, plugins)).to.deep.include({ server: loadConfig({}, plugins).server });
+    expect(loadConfig({ BODY_LIMIT: '' }, plugins).limits.body).to.deep.equal({ bytes: 20 * 1024 ** 2, text: '20mb' });
+    expect(loadConfig({}, plugins).api.anthropicModelMap.map(({ glob, target }) => `${glob}=${target}`)).to.deep.equal(['*haiku*=free:fast', 'claude-*=free:tool-use']);
+    expect(loadConfig({ ANTHROPIC_MODEL_MAP: '' }, plugins).api.anthropicModelMap).to.deep.equal([]);
+    expect(() => loadConfig({ ROUTING: '' }, plugins)).to.throw('ROUTING must be latency or priority, got ""');
+    expect(loadConfig({ METRICS: 'off', METRICS_PORT: 'soon', METRICS_HOST: 'not a host!' }, plugins).metrics).to.deep.equal({ mode: 'off' });
+    expect(loadConfig({ METRICS_PORT: '9464' }, plugins).metrics).to.deep.equal({ mode: 'separate', host: '127.0.0.1', port: 9464 });
+  });
+
   it('docs/configuration.md holds the table as settings.ts declares it (npm run docs:config writes it)', () => {
     const doc = readFileSync(join(root, 'docs', 'configuration.md'), 'utf8');
     expect(withSettingsTable(doc) === doc, 'docs/configuration.md is stale: run npm run docs:config').to.equal(true);
