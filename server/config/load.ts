@@ -99,7 +99,7 @@ function state(values: Values<Table['state']>): Config['state'] {
 /** METRICS_PORT and METRICS_HOST are read only when metrics are on, and the host only with a port. */
 function metrics(env: Env, context: ParseContext, mainPort: number): MetricsConfig {
   const table = settings.metrics;
-  if (!read(table.enabled, env, context)) return { mode: 'off' };
+  if (!read(table.mode, env, context)) return { mode: 'off' };
   const port = read(table.port, env, context);
   if (port === undefined) {
     if (env.METRICS_HOST) throw new Error('METRICS_HOST needs METRICS_PORT: without it /metrics is served on the main port');

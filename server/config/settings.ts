@@ -240,7 +240,7 @@ export const settings = {
     format: choice({ env: 'LOG_FORMAT', default: 'json', choices: ['json', 'pretty'], doc: '`json` (one object per line) or `pretty` (pino-pretty, for a terminal)' }),
   },
   metrics: {
-    enabled: flag({ env: 'METRICS', default: 'on', words: ['on', 'off'], doc: '`off` removes `GET /metrics`' }),
+    mode: flag({ env: 'METRICS', default: 'on', words: ['on', 'off'], doc: '`off` removes `GET /metrics`; `on` serves it on the main port, or on `METRICS_PORT` when set' }),
     port: optionalInteger({
       env: 'METRICS_PORT',
       min: 1,
