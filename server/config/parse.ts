@@ -78,7 +78,7 @@ export function choice<const T extends string>(about: Described & { readonly def
   const { env: name, choices } = about;
   return {
     ...about,
-    accepts: choices.join(', '),
+    accepts: choices.map((word) => `\`${word}\``).join(', '),
     parse(raw) {
       if (!(choices as readonly string[]).includes(raw)) throw new Error(`${name} must be one of ${choices.join(', ')}, got ${shown(raw)}`);
       return raw as T;
