@@ -23,8 +23,8 @@ Options:
   -v, --version      Print the version and the Node.js it runs on
   -h, --help         Print this help
 
-Every other setting is an environment variable (LOG_LEVEL, WORKERS, REDIS_URL, ...):
-see the configuration table in the README.
+Every other setting is an environment variable, checked before Freeway listens
+(docs/configuration.md explains them):
 `;
 
 /** Freeway runs from source on Node 22.18 and later (type stripping), and from its build on the same. */
@@ -98,11 +98,26 @@ function reexec(node) {
   });
 }
 
+/**
+ * A module of Freeway: a checkout runs its TypeScript sources; an installed package (inside
+ * node_modules, where Node does not strip types) runs the JavaScript build that `npm pack` made.
+ */
+function freewayModule(...path) {
+  const source = join(root, ...path);
+  const inPackage = root.split(sep).includes('node_modules');
+  const entry = !inPackage && existsSync(source) ? source : join(root, 'dist', ...path).replace(/\.ts$/, '.js');
+  if (!existsSync(entry)) fail(`${entry} is missing; run npm run build`);
+  return pathToFileURL(entry).href;
+}
+
 const args = parseArgs(process.argv.slice(2));
-if (args.action === 'help') {
-  process.stdout.write(usage);
+const node = nodeIsRecentEnough(process.versions.node) ? undefined : bundledNode();
+if (args.action === 'help' && !node) {
+  // The settings are listed from their table, in TypeScript: Node 22.18 or later reads it,
+  // an older one (without the node package to run it again) points to the docs.
+  const { helpText } = nodeIsRecentEnough(process.versions.node) ? await import(freewayModule('server', 'config', 'describe.ts')) : {};
+  process.stdout.write(`${usage}\n${helpText ? helpText() : 'See docs/configuration.md.\n'}`);
 } else if (!nodeIsRecentEnough(process.versions.node)) {
-  const node = bundledNode();
   if (!node) {
     process.stderr.write(
       `Freeway cannot start: it needs Node.js 22.18 or later and this is ${process.version}; install its dependencies (the node package brings Node 24) or a newer Node.js\n`,
@@ -123,11 +138,5 @@ if (args.action === 'help') {
     } catch {}
   }
   Object.assign(process.env, args.env);
-  // A checkout runs its TypeScript sources; an installed package (inside node_modules,
-  // where Node does not strip types) runs the JavaScript build that `npm pack` made.
-  const source = join(root, 'server', 'main.ts');
-  const inPackage = root.split(sep).includes('node_modules');
-  const entry = !inPackage && existsSync(source) ? source : join(root, 'dist', 'server', 'main.js');
-  if (!existsSync(entry)) fail(`${entry} is missing; run npm run build`);
-  await import(pathToFileURL(entry).href);
+  await import(freewayModule('server', 'main.ts'));
 }

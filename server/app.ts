@@ -6,13 +6,13 @@ import type { Registry } from 'prom-client';
 import type { Catalog } from '../catalog/catalog.ts';
 import type { FetchFunction } from '../providers/types.ts';
 import { cachedModels, createModelSource } from './routing/upstream.ts';
-import type { Config } from './config.ts';
+import type { Config } from './config/index.ts';
 import { createUpstreamFetch } from './routing/http-client.ts';
-import { clip, errorBody, HttpError, type ErrorBodyFormat } from './core/errors.ts';
+import { clip, errorBody, HttpError } from './core/errors.ts';
 import { healthPolicy } from './routing/health.ts';
 import type { HealthStore } from './state/health.ts';
 import { createKeyHasher } from './state/key-hash.ts';
-import { createKeyReader, type KeyReader, type KeySet } from './routing/keys.ts';
+import { createKeyReader, type KeyReader } from './routing/keys.ts';
 import type { IncomingHttpHeaders } from 'node:http';
 import { createLatencyTracker } from './routing/latency.ts';
 import { clientIp, createRateLimit } from './http/rate-limit.ts';
@@ -20,7 +20,7 @@ import { createModelKnowledge } from './models/model-knowledge.ts';
 import { keyModelList } from './models/key-models.ts';
 import { createBodyBudget, jsonBody } from './http/json-body.ts';
 import { multipartBody } from './http/multipart-body.ts';
-import { keyShapedRedactor, requestLog, type LogLocals } from './http/request-log.ts';
+import { keyShapedRedactor, requestLog } from './http/request-log.ts';
 import { createMetrics } from './http/metrics.ts';
 import { metricsEndpoint } from './http/metrics-endpoint.ts';
 import { createThrottledWarn } from './state/warn-every.ts';
@@ -130,7 +130,7 @@ function createServices(deps: AppDeps) {
   const providers = catalog.providers;
   const redact = createRedactor(providers);
   const readKeys = createKeyReader(providers);
-  const hashKey = createKeyHasher(config.keyHashSecret);
+  const hashKey = createKeyHasher(config.state.keyHashSecret);
   const stores = createStores(config, logger, healthPolicy, deps);
   // The "did you mean" index of model ids, built now rather than on the first unknown model.
   indexModels(catalog);
@@ -149,8 +149,8 @@ function createServices(deps: AppDeps) {
     quarantined: metrics.quarantined,
   });
   const router = createRouter({ config, health: healthStore, hashKey, latency, redact, random: deps.random, now: deps.now, knowledge, providers });
-  const clientOf = (req: Request): string => clientIp(req, config.rateLimitIpv6Subnet);
-  const rateLimit = createRateLimit({ max: config.rateLimitMax, windowMs: config.rateLimitWindowMs, ipv6Subnet: config.rateLimitIpv6Subnet, store: stores.rateLimitStore, onRefused: metrics.rateLimited });
+  const clientOf = (req: Request): string => clientIp(req, config.rateLimit.ipv6Subnet);
+  const rateLimit = createRateLimit({ max: config.rateLimit.max, windowMs: config.rateLimit.windowMs, ipv6Subnet: config.rateLimit.ipv6Subnet, store: stores.rateLimitStore, onRefused: metrics.rateLimited });
   const shutdown = createShutdown();
   const readiness: Readiness = { phase: 'starting' };
   return { redact, readKeys, hashKey, stores, metrics, healthStore, upstreamFetch, knowledge, router, clientOf, rateLimit, shutdown, readiness };
@@ -166,14 +166,14 @@ function createHandlers(deps: AppDeps, { redact, readKeys, hashKey, upstreamFetc
     readKeys,
     router,
     redact,
-    models: createModelSource(config.baseURLs, upstreamFetch, config.maxResponseBytes),
-    maxResponseBytes: config.maxResponseBytes,
-    clientStallTimeoutMs: config.clientStallTimeoutMs,
+    models: createModelSource(config.providers.baseURLs, upstreamFetch, config.limits.responseMaxBytes),
+    maxResponseBytes: config.limits.responseMaxBytes,
+    clientStallTimeoutMs: config.timeouts.clientStallMs,
     shutdown: shutdown.gate,
     clientOf,
   };
   // On the Messages API Claude's names are looked up first, then MODEL_MAP's.
-  const resolveClaudeModel = modelResolver(catalog, [...config.anthropicModelMap, ...config.modelMap]);
+  const resolveClaudeModel = modelResolver(catalog, [...config.api.anthropicModelMap, ...config.api.modelMap]);
   const created = Math.floor(Date.now() / 1000);
   const keyModels = keyModelList({ catalog, readKeys, hashKey, knowledge, clientOf, created });
   const claudeModels = anthropicModels(catalog, created, keyModels);
@@ -182,30 +182,30 @@ function createHandlers(deps: AppDeps, { redact, readKeys, hashKey, upstreamFetc
     speaksAnthropic(req.headers) ? anthropic(req, res, next) : openai(req, res, next);
 
   // One budget for every route that takes a body; one reader for JSON bodies, one for audio uploads.
-  const bodyBudget = createBodyBudget(config.bodyBufferMaxBytes);
+  const bodyBudget = createBodyBudget(config.limits.bodyBufferMaxBytes);
   const readBody = jsonBody({
-    limitBytes: config.bodyLimitBytes,
-    limitText: config.bodyLimit,
-    timeoutMs: config.bodyTimeoutMs,
+    limitBytes: config.limits.body.bytes,
+    limitText: config.limits.body.text,
+    timeoutMs: config.timeouts.bodyMs,
     budget: bodyBudget,
   });
   const readAudio = multipartBody({
     fileField: 'file',
-    maxFileBytes: config.audioMaxBytes,
-    maxFileText: config.audioMaxText,
+    maxFileBytes: config.limits.audio.bytes,
+    maxFileText: config.limits.audio.text,
     maxFields: AUDIO_MAX_FIELDS,
     maxFieldBytes: AUDIO_MAX_FIELD_BYTES,
-    timeoutMs: config.bodyTimeoutMs,
+    timeoutMs: config.timeouts.bodyMs,
     budget: bodyBudget,
   });
   const embeddings = embeddingsRoute({
     catalog,
     readKeys,
     router,
-    maxInputs: config.embeddingsMaxInputs,
+    maxInputs: config.limits.embeddingsMaxInputs,
     shutdown: shutdown.gate,
     clientOf,
-    models: cachedModels(config.baseURLs, upstreamFetch, config.maxResponseBytes, (entry, options) => {
+    models: cachedModels(config.providers.baseURLs, upstreamFetch, config.limits.responseMaxBytes, (entry, options) => {
       if (!entry.provider.createEmbeddingModel) throw new Error(`${entry.provider.id} declares embedding models without createEmbeddingModel`);
       return entry.provider.createEmbeddingModel(options);
     }),
@@ -215,7 +215,7 @@ function createHandlers(deps: AppDeps, { redact, readKeys, hashKey, upstreamFetc
     readKeys,
     router,
     shutdown: shutdown.gate,
-    models: cachedModels(config.baseURLs, upstreamFetch, config.maxResponseBytes, (entry, options) => {
+    models: cachedModels(config.providers.baseURLs, upstreamFetch, config.limits.responseMaxBytes, (entry, options) => {
       if (!entry.provider.createTranscriptionModel) throw new Error(`${entry.provider.id} declares transcription models without createTranscriptionModel`);
       return entry.provider.createTranscriptionModel(options);
     }),
@@ -243,15 +243,15 @@ function mountRoutes(app: Express, deps: AppDeps, services: Services, handlers: 
       health: healthStore,
       checks: stores.keyCheckStore,
       hashKey,
-      baseURLs: config.baseURLs,
+      baseURLs: config.providers.baseURLs,
       fetch: upstreamFetch,
       redact,
       usable: config.models.live ? liveUsable(catalog, knowledge) : curatedUsable(catalog),
       noCreditWaitMs: config.models.noCreditWaitMs,
       clientOf,
-      intervalMs: config.keyCheckIntervalMs,
-      perMinute: config.keyChecksPerMinute,
-      timeoutMs: config.keyCheckTimeoutMs,
+      intervalMs: config.keyChecks.intervalMs,
+      perMinute: config.keyChecks.perMinute,
+      timeoutMs: config.keyChecks.timeoutMs,
       now: deps.now,
     }),
   );
@@ -263,10 +263,10 @@ function mountRoutes(app: Express, deps: AppDeps, services: Services, handlers: 
   app.post(
     '/v1/chat/completions',
     readBody,
-    completionRoute(withModelMap(chatApi, config.modelMap, catalog), completions),
+    completionRoute(withModelMap(chatApi, config.api.modelMap, catalog), completions),
   );
   app.all('/v1/chat/completions', methodNotAllowed('POST'));
-  app.post('/v1/responses', readBody, completionRoute(withModelMap(responsesApi({ hostedTools: config.hostedTools }), config.modelMap, catalog), completions));
+  app.post('/v1/responses', readBody, completionRoute(withModelMap(responsesApi({ hostedTools: config.api.hostedTools }), config.api.modelMap, catalog), completions));
   app.all('/v1/responses', methodNotAllowed('POST'));
   app.post('/v1/messages', readBody, completionRoute(messagesApi(resolveClaudeModel), completions));
   app.all('/v1/messages', methodNotAllowed('POST'));
@@ -277,7 +277,7 @@ function mountRoutes(app: Express, deps: AppDeps, services: Services, handlers: 
   // AUDIO_MAX_BYTES, not BODY_LIMIT, bounds this route's body.
   app.post('/v1/audio/transcriptions', readAudio, transcriptions);
   app.all('/v1/audio/transcriptions', methodNotAllowed('POST'));
-  if (config.console) serveConsole(app);
+  if (config.server.console) serveConsole(app);
 
 }
 
@@ -292,17 +292,17 @@ export function createApp(deps: AppDeps): FreewayApp {
   app.set('etag', false);
   app.set('query parser', false);
   // req.ip / req.ips: the rate limit's client (http/rate-limit.ts).
-  app.set('trust proxy', config.trustProxy);
+  app.set('trust proxy', config.server.trustProxy);
 
   // Probes come first: cheap, never rate limited, not logged per call.
-  probes(app, readiness, stores.redisReady, config.readyzRequireRedis);
+  probes(app, readiness, stores.redisReady, config.state.readyzRequireRedis);
   app.use(requestId(redact));
   app.use(requestLog(logger, keyShapedRedactor(redact, readKeys)));
   app.use(metrics.middleware);
   app.use(
     '/v1',
     cors({
-      origin: config.corsOrigins === '*' ? '*' : [...config.corsOrigins],
+      origin: config.server.corsOrigins === '*' ? '*' : [...config.server.corsOrigins],
       methods: ['GET', 'POST', 'OPTIONS'],
       // No allowedHeaders: a preflight is allowed the headers it asks for (key
       // headers, and whatever a client SDK adds, such as the openai SDK's
@@ -324,7 +324,7 @@ export function createApp(deps: AppDeps): FreewayApp {
   });
 
   const onError: ErrorRequestHandler = (error: unknown, req, res, _next) => {
-    const keys = res.locals.keys as KeySet | undefined;
+    const keys = res.locals.keys;
     let status = 500;
     let type: HttpError['type'] = 'server_error';
     let message = 'Internal server error.';
@@ -338,13 +338,13 @@ export function createApp(deps: AppDeps): FreewayApp {
       logger.error({ err: error }, `${req.method} ${sanitizeForLog(req.path)}: unexpected error`);
     }
     if (res.headersSent) {
-      (res.locals as LogLocals).cut = { status, reason: `the response was cut: ${message}` };
+      res.locals.cut = { status, reason: `the response was cut: ${message}` };
       res.destroy();
       return;
     }
-    const format = (res.locals.errorBody as ErrorBodyFormat | undefined) ?? errorBody;
+    const format = res.locals.errorBody ?? errorBody;
     const said = redact(message, keys);
-    (res.locals as LogLocals).failure = error instanceof HttpError && error.logReason !== undefined ? redact(error.logReason, keys) : said;
+    res.locals.failure = error instanceof HttpError && error.logReason !== undefined ? redact(error.logReason, keys) : said;
     res.status(status).json(format(status, type, said));
   };
   app.use(onError);
@@ -361,7 +361,7 @@ export function createApp(deps: AppDeps): FreewayApp {
     readiness,
     connectionDropped() {
       metrics.connectionDropped();
-      warnOfDrops('connections', `MAX_CONNECTIONS (${config.maxConnections}) connections are open: new connections are closed as they arrive`);
+      warnOfDrops('connections', `MAX_CONNECTIONS (${config.limits.maxConnections}) connections are open: new connections are closed as they arrive`);
     },
   };
 }

@@ -7,7 +7,7 @@ import { askPrimaryForMetrics, offerToPrimary } from './cluster/metrics.ts';
 import { isEcho } from './cluster/signals.ts';
 import { runPrimary } from './cluster/supervisor.ts';
 import { createWorkerStores } from './cluster/worker-stores.ts';
-import { cannotStart, listenFailure, loadConfig, type Config } from './config.ts';
+import { cannotStart, listenFailure, loadConfig, type Config } from './config/index.ts';
 import { createStdoutLogger, exitAfterFlush } from './http/request-log.ts';
 import { createFreewayServer } from './http/server.ts';
 import { collectDefaultMetrics } from 'prom-client';
@@ -33,8 +33,8 @@ try {
 } catch (error) {
   cannotStart(error instanceof Error ? error.message : String(error));
 }
-const clustered = config.workers > 1;
-const rootLogger = await createStdoutLogger(config.logLevel, config.logFormat);
+const clustered = config.server.workers > 1;
+const rootLogger = await createStdoutLogger(config.logging.level, config.logging.format);
 // With several processes writing one log, each line says which one wrote it.
 const logger = clustered ? rootLogger.child({ pid: process.pid }) : rootLogger;
 
@@ -50,7 +50,7 @@ const FINAL_GRACE_MS = 500;
 function serve(config: Config): void {
   const catalog = buildCatalog(plugins);
   // Workers without Redis keep their state in the primary; with Redis (or alone), createApp picks the stores.
-  const shared = clustered && !config.redisUrl ? createWorkerStores(logger, healthPolicy, { limits: config.models }) : {};
+  const shared = clustered && !config.state.redisUrl ? createWorkerStores(logger, healthPolicy, { limits: config.models }) : {};
   // In a cluster, /metrics on the main port shows every worker: the primary aggregates them.
   const scrapeMetrics = clustered && config.metrics.mode === 'main' ? askPrimaryForMetrics(connectToPrimary()) : undefined;
   const freeway = createApp({ config, catalog, logger, ...shared, scrapeMetrics });
@@ -71,20 +71,20 @@ function serve(config: Config): void {
 
   // Until it listens, a server error (port in use, host not found) is a start-up failure.
   const onListenError = (error: unknown): void => {
-    const reason = listenFailure(error, config.host, config.port, 'HOST, PORT');
+    const reason = listenFailure(error, config.server.host, config.server.port, 'HOST, PORT');
     // In a cluster the primary reports it, once for all workers.
     if (cluster.isWorker && process.send) process.send(cannotStartMessage(reason), undefined, undefined, () => process.exit(1));
     else cannotStart(reason);
   };
   server.once('error', onListenError);
-  server.listen(config.port, config.host, () => {
+  server.listen(config.server.port, config.server.host, () => {
     server.off('error', onListenError);
     if (!stopping) freeway.readiness.phase = 'ready';
     const address = server.address();
-    const port = typeof address === 'object' && address ? address.port : config.port;
-    const overrides = config.baseURLOverrides.length > 0 ? `; ${config.baseURLOverrides.join(', ')}` : '';
-    if (clustered) logger.info(`worker listening on http://${config.host}:${port}`);
-    else logger.info(`Freeway listening on http://${config.host}:${port} (${catalog.providers.length} providers, ${catalog.models.length} models${overrides})`);
+    const port = typeof address === 'object' && address ? address.port : config.server.port;
+    const overrides = config.providers.baseURLOverrides.length > 0 ? `; ${config.providers.baseURLOverrides.join(', ')}` : '';
+    if (clustered) logger.info(`worker listening on http://${config.server.host}:${port}`);
+    else logger.info(`Freeway listening on http://${config.server.host}:${port} (${catalog.providers.length} providers, ${catalog.models.length} models${overrides})`);
     if (stopRequested) stop('shutdown request');
   });
 
@@ -95,14 +95,14 @@ function serve(config: Config): void {
     if (stopping) return;
     stopping = true;
     freeway.readiness.phase = 'stopping';
-    logger.info(`${reason}: draining in-flight requests (up to ${config.shutdownTimeoutMs} ms)`);
+    logger.info(`${reason}: draining in-flight requests (up to ${config.timeouts.shutdownMs} ms)`);
     const force = setTimeout(() => {
       // Every request still running gets an answer (a 503, or an error event once
       // its stream has started) and its log line; what is left after a moment is closed.
       logger.warn('shutdown timeout: answering the requests still running, then closing their connections');
       freeway.interrupt();
       setTimeout(() => server.closeAllConnections(), FINAL_GRACE_MS).unref();
-    }, config.shutdownTimeoutMs);
+    }, config.timeouts.shutdownMs);
     force.unref();
     // Connections that finish their last response while draining would otherwise
     // sit in keep-alive until their idle timeout.

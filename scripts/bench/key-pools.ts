@@ -8,7 +8,7 @@
  */
 import { isAlias, buildCatalog } from '../../catalog/catalog.ts';
 import { loadProviderPlugins } from '../../providers/loader.ts';
-import { loadConfig } from '../../server/config.ts';
+import { loadConfig } from '../../server/config/index.ts';
 import { createRedactor } from '../../server/core/redact.ts';
 import { createKeyHasher, createMemoryHealthStore } from '../../server/routing/health.ts';
 import { createKeyReader } from '../../server/routing/keys.ts';

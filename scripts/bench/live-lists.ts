@@ -11,7 +11,7 @@ import { buildCatalog, isAlias } from '../../catalog/catalog.ts';
 import { kindFromId, openAIModelListing } from '../../providers/openai-compatible.ts';
 import { loadProviderPlugins } from '../../providers/loader.ts';
 import type { FetchFunction, ProviderPlugin } from '../../providers/types.ts';
-import { loadConfig } from '../../server/config.ts';
+import { loadConfig } from '../../server/config/index.ts';
 import { createRedactor } from '../../server/core/redact.ts';
 import { createModelKnowledge } from '../../server/models/model-knowledge.ts';
 import { createKeyHasher, createMemoryHealthStore } from '../../server/routing/health.ts';

@@ -5,7 +5,6 @@ import { unknownModelMessage } from '../../catalog/suggest.ts';
 import type { Capability, RequestExtras } from '../../providers/types.ts';
 import { reportedUsage } from '../../providers/usage.ts';
 import { clip, HttpError, invalidRequest, type ErrorType } from '../core/errors.ts';
-import type { LogLocals } from '../http/request-log.ts';
 import { SHUTTING_DOWN_MESSAGE, type ShutdownGate } from '../http/shutdown.ts';
 import type { Redactor } from '../core/redact.ts';
 import type { KeyReader, KeySet } from '../routing/keys.ts';
@@ -104,7 +103,7 @@ function cutWhenStalled(res: Response, stallMs: number): void {
       return;
     }
     clearInterval(check);
-    (res.locals as LogLocals).cut = { status: 499, reason: `the caller read nothing for CLIENT_STALL_TIMEOUT_MS (${stallMs} ms)` };
+    res.locals.cut = { status: 499, reason: `the caller read nothing for CLIENT_STALL_TIMEOUT_MS (${stallMs} ms)` };
     res.destroy();
   }, stallMs);
   check.unref();
@@ -133,7 +132,7 @@ async function sendStream(
   keys: KeySet,
 ): Promise<void> {
   const { reader, head } = routed.value;
-  const locals = res.locals as LogLocals;
+  const locals = res.locals;
   setRoutingHeaders(res, routed, attempts);
   res.writeHead(200, {
     'Content-Type': 'text/event-stream',
@@ -191,7 +190,7 @@ async function sendStream(
 export function completionRoute<Req>(api: ClientApi<Req>, deps: CompletionDeps): RequestHandler {
   const { catalog, readKeys, router, redact, models } = deps;
   return async (req: Request, res: Response) => {
-    const locals = res.locals as LogLocals;
+    const locals = res.locals;
     const keys = readKeys(req.headers);
     res.locals.keys = keys;
     const request = api.parse(req.body);
@@ -254,7 +253,7 @@ export function callerController(res: Response, shutdown: ShutdownGate): AbortCo
 export function routeFailed(error: unknown, res: Response, attempts: readonly AttemptLog[], shutdown: ShutdownGate): void {
   if (error instanceof CallerGone) {
     if (shutdown.interrupted && !res.destroyed && !res.headersSent) {
-      (res.locals as LogLocals).cut = { reason: SHUTDOWN_REASON };
+      res.locals.cut = { reason: SHUTDOWN_REASON };
       throw new HttpError(503, 'server_error', SHUTTING_DOWN_MESSAGE);
     }
     res.destroy();

@@ -1,5 +1,5 @@
 import type { Catalog } from '../../catalog/catalog.ts';
-import type { ModelMapping } from '../config.ts';
+import type { ModelMapping } from '../config/index.ts';
 import type { ClientApi } from './completion.ts';
 
 /**

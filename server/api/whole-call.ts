@@ -3,7 +3,6 @@ import { kindOf, wrongKindMessage, type Alias, type Catalog, type CatalogModel }
 import { unknownModelMessage } from '../../catalog/suggest.ts';
 import type { ModelKind } from '../../providers/types.ts';
 import { clip, HttpError } from '../core/errors.ts';
-import type { LogLocals } from '../http/request-log.ts';
 import type { ShutdownGate } from '../http/shutdown.ts';
 import type { KeySet } from '../routing/keys.ts';
 import type { AttemptFn, AttemptLog, Router } from '../routing/router.ts';
@@ -32,7 +31,7 @@ export async function runWholeCall<T>(res: Response, deps: WholeCallDeps, entry:
   const plan = await deps.router.plan(entry, keys, []);
   const caller = callerController(res, deps.shutdown);
   const attempts: AttemptLog[] = [];
-  (res.locals as LogLocals).attempts = attempts;
+  res.locals.attempts = attempts;
   try {
     const routed = await deps.router.run(plan, keys, attempt, caller.signal, attempts);
     await routed.finish();

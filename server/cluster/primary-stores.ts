@@ -1,5 +1,5 @@
 import type { ClientRateLimitInfo, Options } from 'express-rate-limit';
-import type { Config } from '../config.ts';
+import type { Config } from '../config/index.ts';
 import { createMemoryHealthRecords, type HealthPolicy, type Outcome } from '../state/health.ts';
 import { createMemoryKeyCheckStore, type KeyCheckRecord } from '../state/key-checks.ts';
 import { createMemoryKnowledgeStore } from '../state/knowledge.ts';
@@ -47,10 +47,10 @@ const wire = (info: ClientRateLimitInfo | undefined): WireInfo | null =>
 
 /** The primary's stores, bounded like a single process's: the workers' clients together are at most RATE_LIMIT_MAX_CLIENTS. */
 export function createPrimaryStores(config: Config, policy: HealthPolicy): PrimaryStores {
-  const windows = createSlidingWindowStore(undefined, undefined, config.rateLimitMaxClients);
-  windows.init?.({ limit: config.rateLimitMax, windowMs: config.rateLimitWindowMs } as Options);
-  const health = createMemoryHealthRecords(policy, undefined, undefined, config.healthMaxRecords);
-  const checks = createMemoryKeyCheckStore(config.healthMaxRecords);
+  const windows = createSlidingWindowStore(undefined, undefined, config.rateLimit.maxClients);
+  windows.init?.({ limit: config.rateLimit.max, windowMs: config.rateLimit.windowMs } as Options);
+  const health = createMemoryHealthRecords(policy, undefined, undefined, config.state.healthMaxRecords);
+  const checks = createMemoryKeyCheckStore(config.state.healthMaxRecords);
   const knowledge = createMemoryKnowledgeStore(config.models.maxKeys, config.models.maxBytes);
 
   async function run(call: StoreCall): Promise<unknown> {

@@ -1,6 +1,6 @@
 import cluster, { type Worker } from 'node:cluster';
 import type { Logger } from 'pino';
-import { cannotStart, listenFailure, type Config } from '../config.ts';
+import { cannotStart, listenFailure, type Config } from '../config/index.ts';
 import { listenForMetrics } from '../http/metrics-endpoint.ts';
 import { exitAfterFlush } from '../http/request-log.ts';
 import { healthPolicy } from '../routing/health.ts';
@@ -32,7 +32,7 @@ function restartDelay(quickCrashes: number): number {
 
 /** The primary's side of the channel, and the METRICS_PORT listener of the whole cluster's metrics. */
 function serveWorkers(config: Config, logger: Logger): PrimaryStores | undefined {
-  const stores = config.redisUrl ? undefined : createPrimaryStores(config, healthPolicy);
+  const stores = config.state.redisUrl ? undefined : createPrimaryStores(config, healthPolicy);
   const scrape = config.metrics.mode === 'off' ? undefined : aggregateWorkers();
   answerWorkers<PrimaryCall>(async (call) => {
     if (call.op === scrapeCall.op) {
@@ -63,14 +63,14 @@ interface Supervision {
   failedExits: number;
 }
 
-/** Runs the cluster primary: forks `config.workers` workers, restarts crashed ones, drains them all on SIGTERM/SIGINT. */
+/** Runs the cluster primary: forks `config.server.workers` workers, restarts crashed ones, drains them all on SIGTERM/SIGINT. */
 export function runPrimary(config: Config, logger: Logger): void {
   const stores = serveWorkers(config, logger);
   const state: Supervision = { startedAt: new Map(), stopping: false, failedToStart: false, listening: 0, quickCrashes: 0, failedExits: 0 };
 
   // The secret travels to the workers so that every one of them hashes keys alike.
   const fork = (): void => {
-    const worker = cluster.fork({ KEY_HASH_SECRET: config.keyHashSecret });
+    const worker = cluster.fork({ KEY_HASH_SECRET: config.state.keyHashSecret });
     state.startedAt.set(worker, Date.now());
   };
   const finish = (): void => {
@@ -84,24 +84,24 @@ export function runPrimary(config: Config, logger: Logger): void {
   const shutdown = drainOnSignal(config, logger, state, finish);
   process.on('SIGTERM', shutdown);
   process.on('SIGINT', shutdown);
-  logger.info(`starting ${config.workers} workers`);
-  for (let i = 0; i < config.workers; i++) fork();
+  logger.info(`starting ${config.server.workers} workers`);
+  for (let i = 0; i < config.server.workers; i++) fork();
 }
 
 /** Until every worker listens, a worker's "cannot start" is start-up failing: restarting would fail alike for ever. */
 function watchStartUp(config: Config, logger: Logger, state: Supervision): void {
   cluster.on('message', (_worker: Worker, message: unknown) => {
     const reason = cannotStartReason(message);
-    if (reason === undefined || state.listening >= config.workers || state.failedToStart) return;
+    if (reason === undefined || state.listening >= config.server.workers || state.failedToStart) return;
     state.failedToStart = true;
     killAll();
     cannotStart(reason);
   });
   cluster.on('listening', (_worker: Worker, address: { port: number }) => {
     state.listening += 1;
-    if (state.listening !== config.workers) return;
-    const where = config.redisUrl ? 'Redis' : 'the primary process';
-    logger.info(`Freeway listening on http://${config.host}:${address.port} (${config.workers} workers; rate limits and health in ${where})`);
+    if (state.listening !== config.server.workers) return;
+    const where = config.state.redisUrl ? 'Redis' : 'the primary process';
+    logger.info(`Freeway listening on http://${config.server.host}:${address.port} (${config.server.workers} workers; rate limits and health in ${where})`);
   });
 }
 
@@ -145,7 +145,7 @@ function drainOnSignal(config: Config, logger: Logger, state: Supervision, finis
     }
     signalledAt = at;
     state.stopping = true;
-    logger.info(`${signal}: draining ${workers.length} workers (up to ${config.shutdownTimeoutMs} ms)`);
+    logger.info(`${signal}: draining ${workers.length} workers (up to ${config.timeouts.shutdownMs} ms)`);
     if (state.startedAt.size === 0) {
       finish();
       return;
@@ -155,7 +155,7 @@ function drainOnSignal(config: Config, logger: Logger, state: Supervision, finis
     const force = setTimeout(() => {
       logger.warn('workers still running after the shutdown timeout: killing them');
       killAll();
-    }, config.shutdownTimeoutMs + 5_000);
+    }, config.timeouts.shutdownMs + 5_000);
     force.unref();
   };
 }

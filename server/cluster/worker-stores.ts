@@ -1,6 +1,6 @@
 import type { ClientRateLimitInfo, Store } from 'express-rate-limit';
 import type { Logger } from 'pino';
-import type { ModelsConfig } from '../config.ts';
+import type { ModelsConfig } from '../config/index.ts';
 import type { HealthPolicy, HealthRecord, HealthStore } from '../state/health.ts';
 import { withKeyCheckFallback, type KeyCheckRecord, type KeyCheckStore } from '../state/key-checks.ts';
 import { createMemoryKnowledgeStore, withKnowledgeFallback, type KnowledgeStore } from '../state/knowledge.ts';

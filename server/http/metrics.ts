@@ -3,7 +3,6 @@ import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { HEALTH_TIMINGS, viewHealth } from '../routing/health.ts';
 import type { HealthRecord, HealthState, HealthStore } from '../state/health.ts';
 import type { LatencyTracker } from '../routing/latency.ts';
-import type { LogLocals } from './request-log.ts';
 
 /**
  * Prometheus metrics (prom-client). Labels are bounded sets only: route
@@ -208,7 +207,7 @@ function countRequests({ requests, attempts, duration }: Instruments, open: Set<
       if (done) return;
       done = true;
       open.delete(res);
-      const locals = res.locals as LogLocals;
+      const locals = res.locals;
       const status = locals.cut?.status ?? (res.writableFinished ? res.statusCode : 499);
       requests.inc({ route: routeLabel(req), status: String(status) });
       for (const attempt of locals.attempts ?? []) attempts.inc({ provider: attempt.provider, outcome: attemptOutcome(attempt.status) });

@@ -1,8 +1,7 @@
 import { isIP } from 'node:net';
 import type { Request, RequestHandler } from 'express';
 import { rateLimit, type Store } from 'express-rate-limit';
-import { errorBody, type ErrorBodyFormat } from '../core/errors.ts';
-import type { LogLocals } from './request-log.ts';
+import { errorBody } from '../core/errors.ts';
 import { detachedString } from '../core/detached-string.ts';
 import { createSlidingWindowStore } from '../state/sliding-window-store.ts';
 
@@ -212,9 +211,9 @@ export function createRateLimit({ max, windowMs, ipv6Subnet, store, onRefused }:
       const seconds = Math.max(1, Math.ceil(((reset?.getTime() ?? Date.now() + windowMs) - Date.now()) / 1000));
       res.setHeader('Retry-After', String(seconds));
       onRefused?.();
-      const format = (res.locals.errorBody as ErrorBodyFormat | undefined) ?? errorBody;
+      const format = res.locals.errorBody ?? errorBody;
       const message = `Rate limit exceeded. Retry after ${seconds} seconds.`;
-      (res.locals as LogLocals).failure = message;
+      res.locals.failure = message;
       res.status(429).json(format(429, 'rate_limit_error', message));
     },
   });

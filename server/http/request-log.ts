@@ -1,7 +1,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import { pino, type DestinationStream, type Logger } from 'pino';
 import { REDACTED, sanitizeForLog, type Redactor } from '../core/redact.ts';
-import type { KeyReader, KeySet } from '../routing/keys.ts';
+import type { KeyReader } from '../routing/keys.ts';
 
 /**
  * Serializers are the only way objects reach a log line, and none of them
@@ -97,7 +97,7 @@ const letter = /[A-Za-z]/;
  */
 export function keyShapedRedactor(redact: Redactor, readKeys: KeyReader): PathRedactor {
   return (text, req, res) => {
-    let keys = res.locals.keys as KeySet | undefined;
+    let keys = res.locals.keys;
     if (!keys) {
       try {
         keys = readKeys(req.headers);
@@ -130,7 +130,7 @@ export function requestLog(logger: Logger, redactPath: PathRedactor = redactLong
       if (logged) return;
       logged = true;
       const ms = Math.round(performance.now() - started);
-      const { attempts, cut, failure, note, requestId } = res.locals as LogLocals;
+      const { attempts, cut, failure, note, requestId } = res.locals;
       // A response that never finished did not reach the caller whole: the caller left (499).
       const status = cut?.status ?? (res.writableFinished ? res.statusCode : 499);
       const line = `${req.method} ${pathForLog(req, res, redactPath)} ${status} ${ms}ms`;

@@ -2,7 +2,7 @@ import cluster from 'node:cluster';
 import { createServer, STATUS_CODES, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import type { Config } from '../config.ts';
+import type { Config } from '../config/index.ts';
 import { errorBody } from '../core/errors.ts';
 
 /**
@@ -20,11 +20,11 @@ export interface ServerTimeouts {
   readonly checkEveryMs: number;
 }
 
-export function serverTimeouts(config: Pick<Config, 'bodyTimeoutMs'>): ServerTimeouts {
+export function serverTimeouts(config: { readonly timeouts: Pick<Config['timeouts'], 'bodyMs'> }): ServerTimeouts {
   const headersTimeoutMs = 20_000;
   return {
     headersTimeoutMs,
-    requestTimeoutMs: headersTimeoutMs + config.bodyTimeoutMs + 5_000,
+    requestTimeoutMs: headersTimeoutMs + config.timeouts.bodyMs + 5_000,
     keepAliveTimeoutMs: 65_000,
     checkEveryMs: 1_000,
   };
@@ -97,7 +97,7 @@ function capConnections(server: Server, max: number, onDrop: () => void): void {
 /** Freeway's HTTP server, the same for `npm start` and the tests: timeouts, parser errors and the connection cap (MAX_CONNECTIONS) included. */
 export function createFreewayServer(
   app: RequestListener,
-  config: Pick<Config, 'bodyTimeoutMs' | 'maxConnections'>,
+  config: Pick<Config, 'timeouts' | 'limits'>,
   overrides: Partial<ServerTimeouts> = {},
   onDrop: () => void = () => {},
 ): Server {
@@ -111,7 +111,7 @@ export function createFreewayServer(
     app,
   );
   server.keepAliveTimeout = timeouts.keepAliveTimeoutMs;
-  capConnections(server, config.maxConnections, onDrop);
+  capConnections(server, config.limits.maxConnections, onDrop);
   server.on('clientError', answerClientError());
   // Node would send `100 Continue` to every Expect: 100-continue request; the body
   // reader sends it only for a body it will read, and refuses the others before upload.

@@ -1,5 +1,5 @@
 import type { Capability, FetchFunction, ListedModel, ProviderPlugin } from '../../providers/types.ts';
-import type { ModelsConfig } from '../config.ts';
+import type { ModelsConfig } from '../config/index.ts';
 import type { HealthStore } from '../state/health.ts';
 import { createBoundedMap } from '../state/bounded-map.ts';
 import type { KnowledgeStore } from '../state/knowledge.ts';

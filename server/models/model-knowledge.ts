@@ -1,6 +1,6 @@
 import type { Catalog } from '../../catalog/catalog.ts';
 import type { FetchFunction } from '../../providers/types.ts';
-import type { Config } from '../config.ts';
+import type { Config } from '../config/index.ts';
 import type { HealthStore } from '../state/health.ts';
 import type { KnowledgeStore } from '../state/knowledge.ts';
 import { createLiveLists, type LiveLists, type LiveList } from './live-lists.ts';
@@ -22,7 +22,7 @@ export interface ModelKnowledge {
 }
 
 export interface ModelKnowledgeDeps {
-  readonly config: Pick<Config, 'models' | 'baseURLs'>;
+  readonly config: Pick<Config, 'models' | 'providers'>;
   readonly catalog: Catalog;
   readonly store: KnowledgeStore;
   readonly health: HealthStore;
@@ -34,7 +34,7 @@ export interface ModelKnowledgeDeps {
 
 export function createModelKnowledge(deps: ModelKnowledgeDeps): ModelKnowledge {
   const { config, store, now } = deps;
-  const lists = createLiveLists({ config: config.models, baseURLs: config.baseURLs, store, health: deps.health, fetch: deps.fetch, now, listed: deps.listed });
+  const lists = createLiveLists({ config: config.models, baseURLs: config.providers.baseURLs, store, health: deps.health, fetch: deps.fetch, now, listed: deps.listed });
   return {
     lists,
     quarantines: createQuarantines(store, config.models.quarantineMs, now),

@@ -1,6 +1,6 @@
 import { tierRank, type Alias, type CatalogModel } from '../../catalog/catalog.ts';
 import type { Capability } from '../../providers/types.ts';
-import type { Config } from '../config.ts';
+import type { Config } from '../config/index.ts';
 import { HttpError, invalidRequest } from '../core/errors.ts';
 import { type HealthStore, type KeyHasher, type Outcome, viewHealth } from './health.ts';
 import type { KeyPool, KeySet } from './keys.ts';
@@ -107,10 +107,10 @@ export interface Plan {
 export type AttemptFn<T> = (candidate: Candidate, control: AttemptControl) => Promise<T>;
 
 export interface RouterDeps {
-  readonly config: Pick<
-    Config,
-    'maxAttempts' | 'requestTimeoutMs' | 'firstTokenTimeoutMs' | 'streamIdleTimeoutMs' | 'streamMaxDurationMs' | 'clientStallTimeoutMs' | 'routing' | 'exploreShare'
-  >;
+  readonly config: {
+    readonly routing: Config['routing'];
+    readonly timeouts: Pick<Config['timeouts'], 'requestMs' | 'firstTokenMs' | 'streamIdleMs' | 'streamMaxDurationMs' | 'clientStallMs'>;
+  };
   readonly health: HealthStore;
   readonly hashKey: KeyHasher;
   readonly latency: LatencyTracker;
@@ -388,14 +388,14 @@ export function createRouter(deps: RouterDeps): Router {
       const { usable, count, poolId } = providerKeys.get(model.provider.id) as ProviderKeys;
       const first = pinned ? usable[0] : usable.find((choice) => canUse(choice, model));
       if (!first) return;
-      const ms = config.routing === 'latency' ? latency.get(`${poolId}|${model.spec.id}`) ?? Infinity : 0;
+      const ms = config.routing.strategy === 'latency' ? latency.get(`${poolId}|${model.spec.id}`) ?? Infinity : 0;
       ready.push({ model, key: first.key, healthId: first.healthId, tier: first.tier, keyPosition: first.position, keyCount: count, order, ms });
     });
     // A half-open key keeps its place: the request that reaches it is its probe.
     // Free tiers before trial credit before paid only (catalog order), then the fastest.
     ready.sort((a, b) => tierRank(a.model.provider) - tierRank(b.model.provider) || a.ms - b.ms || a.order - b.order);
     const sameTier = ready.length > 1 ? countSameTier(ready) : 1;
-    if (config.routing === 'latency' && sameTier > 1 && random() < config.exploreShare) {
+    if (config.routing.strategy === 'latency' && sameTier > 1 && random() < config.routing.exploreShare) {
       // Keep the estimates of the others fresh: now and then one of them goes first, never one of a costlier tier.
       const pick = 1 + Math.floor(random() * (sameTier - 1));
       const [explored] = ready.splice(pick, 1);
@@ -433,7 +433,7 @@ export function createRouter(deps: RouterDeps): Router {
 
   async function run<T>(plan: Plan, keys: KeySet, attempt: AttemptFn<T>, callerSignal: AbortSignal, attempts: AttemptLog[], budget?: number): Promise<Routed<T>> {
     const runStarted = Date.now();
-    const deadline = runStarted + config.requestTimeoutMs;
+    const deadline = runStarted + config.timeouts.requestMs;
     const reasons: string[] = [];
     // The same, as the log line may show them (see loggedFailure).
     const logged: string[] = [];
@@ -467,7 +467,7 @@ export function createRouter(deps: RouterDeps): Router {
         if (!waitingForCaller) controller.abort(new AttemptTimeout(firstOutputAt ? 'stream idle' : 'first token'));
       };
       // Before the first token one timer bounds both silence and the request's time left.
-      let timer = setTimeout(onSilence, Math.min(config.firstTokenTimeoutMs, left));
+      let timer = setTimeout(onSilence, Math.min(config.timeouts.firstTokenMs, left));
       // After it, the request's deadline (REQUEST_TIMEOUT_MS, then STREAM_MAX_DURATION_MS once a stream is handed over).
       let overall: NodeJS.Timeout | undefined;
       const onDeadline = (): void => controller.abort(new AttemptTimeout('request timeout'));
@@ -481,9 +481,9 @@ export function createRouter(deps: RouterDeps): Router {
           firstOutputAt = Date.now();
           latency.observe(latencyId, firstOutputAt - started);
           clearTimeout(timer);
-          timer = setTimeout(onSilence, config.streamIdleTimeoutMs);
+          timer = setTimeout(onSilence, config.timeouts.streamIdleMs);
           overall = setTimeout(
-            () => controller.abort(new DeadlineExceeded('request timeout', `request timeout (REQUEST_TIMEOUT_MS, ${config.requestTimeoutMs} ms)`)),
+            () => controller.abort(new DeadlineExceeded('request timeout', `request timeout (REQUEST_TIMEOUT_MS, ${config.timeouts.requestMs} ms)`)),
             Math.max(0, deadline - Date.now()),
           );
         },
@@ -491,7 +491,7 @@ export function createRouter(deps: RouterDeps): Router {
           waitingForCaller = true;
           let stall: NodeJS.Timeout | undefined;
           const stalled = new Promise<false>((resolve) => {
-            stall = setTimeout(() => resolve(false), config.clientStallTimeoutMs);
+            stall = setTimeout(() => resolve(false), config.timeouts.clientStallMs);
           });
           try {
             return await Promise.race([ready.then(() => true), stalled]);
@@ -539,8 +539,8 @@ export function createRouter(deps: RouterDeps): Router {
         // What is handed over now is a stream the caller reads at its own pace: STREAM_MAX_DURATION_MS bounds it from here.
         clearTimeout(overall);
         overall = setTimeout(
-          () => controller.abort(new DeadlineExceeded('stream max duration', `stream max duration (STREAM_MAX_DURATION_MS, ${config.streamMaxDurationMs} ms)`)),
-          Math.max(0, runStarted + config.streamMaxDurationMs - Date.now()),
+          () => controller.abort(new DeadlineExceeded('stream max duration', `stream max duration (STREAM_MAX_DURATION_MS, ${config.timeouts.streamMaxDurationMs} ms)`)),
+          Math.max(0, runStarted + config.timeouts.streamMaxDurationMs - Date.now()),
         );
         const at = now();
         const quota = upstreamHeaders && model.provider.readQuota?.(upstreamHeaders, at);
@@ -572,7 +572,7 @@ export function createRouter(deps: RouterDeps): Router {
       }
     }
 
-    models: while (attempts.length < config.maxAttempts) {
+    models: while (attempts.length < config.routing.maxAttempts) {
       const candidate = remaining[next++];
       if (!candidate) break;
       const { model } = candidate;
@@ -585,7 +585,7 @@ export function createRouter(deps: RouterDeps): Router {
       const start = open.length === 1 ? 0 : (await health.nextTurn(`${poolId}|${model.spec.id}`, now())) % open.length;
 
       for (let k = 0; k < open.length; k++) {
-        if (attempts.length >= config.maxAttempts) break models;
+        if (attempts.length >= config.routing.maxAttempts) break models;
         const choice = open[(start + k) % open.length] as PoolKey;
         if (callerSignal.aborted) throw new CallerGone();
         const left = deadline - Date.now();
@@ -607,7 +607,7 @@ export function createRouter(deps: RouterDeps): Router {
           learnedOutputLimits.set(model.id, limit);
           const sent = cap ?? budget;
           const retryLeft = deadline - Date.now();
-          if (sent !== undefined && limit < sent && attempts.length < config.maxAttempts && retryLeft > 0) {
+          if (sent !== undefined && limit < sent && attempts.length < config.routing.maxAttempts && retryLeft > 0) {
             if (callerSignal.aborted) throw new CallerGone();
             reasons.push(`${keyName(provider, choice.position, count)}: ${result.failure.reason}`);
             logged.push(`${keyName(provider, choice.position, count)}: ${loggedFailure(result.failure)}`);

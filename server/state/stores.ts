@@ -1,6 +1,6 @@
 import type { ClientRateLimitInfo, Options, Store } from 'express-rate-limit';
 import type { Logger } from 'pino';
-import type { Config } from '../config.ts';
+import type { Config } from '../config/index.ts';
 import { createMemoryHealthRecords, type HealthPolicy, type HealthStore } from './health.ts';
 import { createSlidingWindowStore } from './sliding-window-store.ts';
 import { closeRedis, connectRedis } from './redis/client.ts';
@@ -40,22 +40,22 @@ export interface StoreChoice {
 /** The stores `config` asks for, their health records kept by `policy` (routing/health.ts). */
 export function createStores(config: Config, logger: Logger, policy: HealthPolicy, given: StoreChoice = {}): Stores {
   const warn = createThrottledWarn(logger);
-  const needsRedis = config.redisUrl !== undefined && (!given.healthStore || !given.rateLimitStore || !given.knowledgeStore);
-  const redis = needsRedis && config.redisUrl ? connectRedis(config.redisUrl, logger, warn) : undefined;
+  const needsRedis = config.state.redisUrl !== undefined && (!given.healthStore || !given.rateLimitStore || !given.knowledgeStore);
+  const redis = needsRedis && config.state.redisUrl ? connectRedis(config.state.redisUrl, logger, warn) : undefined;
   const healthStore =
     given.healthStore ??
     (redis
       ? withHealthFallback(createRedisHealthStore(redis, policy), policy, warn, 'Redis')
-      : createMemoryHealthRecords(policy, undefined, undefined, config.healthMaxRecords));
+      : createMemoryHealthRecords(policy, undefined, undefined, config.state.healthMaxRecords));
   const rateLimitStore = given.rateLimitStore ?? (redis
-      ? failOpen(createRedisRateLimitStore(redis, { maxClients: config.rateLimitMaxClients }), warn, 'Redis')
-      : createSlidingWindowStore(undefined, undefined, config.rateLimitMaxClients));
+      ? failOpen(createRedisRateLimitStore(redis, { maxClients: config.rateLimit.maxClients }), warn, 'Redis')
+      : createSlidingWindowStore(undefined, undefined, config.rateLimit.maxClients));
   const memoryKnowledge = (): KnowledgeStore => createMemoryKnowledgeStore(config.models.maxKeys, config.models.maxBytes);
   const knowledgeStore =
     given.knowledgeStore ?? (redis ? withKnowledgeFallback(createRedisKnowledgeStore(redis), memoryKnowledge(), warn, 'Redis') : memoryKnowledge());
   const keyCheckStore =
     given.keyCheckStore ??
-    (redis ? withKeyCheckFallback(createRedisKeyCheckStore(redis), warn, 'Redis', config.healthMaxRecords) : createMemoryKeyCheckStore(config.healthMaxRecords));
+    (redis ? withKeyCheckFallback(createRedisKeyCheckStore(redis), warn, 'Redis', config.state.healthMaxRecords) : createMemoryKeyCheckStore(config.state.healthMaxRecords));
   return {
     healthStore,
     rateLimitStore,

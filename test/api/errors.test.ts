@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { buildCatalog, isAlias } from '../../catalog/catalog.ts';
 import type { ProviderPlugin } from '../../providers/types.ts';
 import { createApp } from '../../server/app.ts';
-import { loadConfig } from '../../server/config.ts';
+import { loadConfig } from '../../server/config/index.ts';
 import { createLogger } from '../../server/http/request-log.ts';
 import { createMemoryHealthStore, type HealthStore } from '../../server/routing/health.ts';
 import { startFreeway, type RunningFreeway, type StartOptions } from '../support/freeway.ts';

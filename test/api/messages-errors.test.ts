@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import Anthropic from '@anthropic-ai/sdk';
 import { expect } from 'chai';
-import { loadConfig } from '../../server/config.ts';
+import { loadConfig } from '../../server/config/index.ts';
 import { checkStream, errorSchema, parseEvents } from '../support/anthropic-events.ts';
 import { faults } from '../support/faults.ts';
 import { providerPlugins, startFreeway, type RunningFreeway } from '../support/freeway.ts';
@@ -381,8 +381,8 @@ describe('Messages API errors and operations', function () {
         'ANTHROPIC_MODEL_MAP maps claude-* to groq/nope, which is not a model or alias of the catalog (GET /v1/models lists them)',
       );
       const config = loadConfig({}, plugins);
-      expect(config.anthropicModelMap.map(({ glob, target }) => `${glob}=${target}`)).to.deep.equal(['*haiku*=free:fast', 'claude-*=free:tool-use']);
-      const [haiku] = config.anthropicModelMap;
+      expect(config.api.anthropicModelMap.map(({ glob, target }) => `${glob}=${target}`)).to.deep.equal(['*haiku*=free:fast', 'claude-*=free:tool-use']);
+      const [haiku] = config.api.anthropicModelMap;
       expect(haiku?.pattern.test('claude-haiku-4-5')).to.equal(true);
       expect(haiku?.pattern.test('claude-sonnet-4-6')).to.equal(false);
     });

@@ -7,7 +7,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
-import { loadConfig } from '../../server/config.ts';
+import { loadConfig } from '../../server/config/index.ts';
 import { providerPlugins, startFreeway, type RunningFreeway } from '../support/freeway.ts';
 import { postChat } from '../support/http.ts';
 import { keyHeaders } from '../support/keys.ts';
@@ -124,7 +124,7 @@ describe('MODEL_MAP', function () {
     const ready = /<!-- model-map -->\n```sh\nMODEL_MAP='([^']+)' npm start\n```/.exec(docs)?.[1];
     if (ready === undefined) throw new Error('docs/clients.md has no ready-made MODEL_MAP');
     const config = loadConfig({ MODEL_MAP: ready }, await providerPlugins());
-    const target = (name: string): string | undefined => config.modelMap.find((mapping) => mapping.pattern.test(name))?.target;
+    const target = (name: string): string | undefined => config.api.modelMap.find((mapping) => mapping.pattern.test(name))?.target;
     const expected: Record<string, string> = {
       'gpt-4o': 'free:tool-use',
       'gpt-4o-mini': 'free:fast',
@@ -145,11 +145,11 @@ describe('MODEL_MAP', function () {
 
   it('is checked like ANTHROPIC_MODEL_MAP: pairs, known targets, globs compiled once', async function () {
     const plugins = await providerPlugins();
-    expect(loadConfig({}, plugins).modelMap).to.deep.equal([]);
+    expect(loadConfig({}, plugins).api.modelMap).to.deep.equal([]);
     const config = loadConfig({ MODEL_MAP: ' gpt-4o = free:auto , gpt-4.1-* =free:fast,' }, plugins);
-    expect(config.modelMap.map(({ glob, target }) => `${glob}=${target}`)).to.deep.equal(['gpt-4o=free:auto', 'gpt-4.1-*=free:fast']);
-    expect(config.modelMap[1]?.pattern.test('gpt-4.1-mini')).to.equal(true);
-    expect(config.modelMap[1]?.pattern.test('gpt-4o1-mini')).to.equal(false);
+    expect(config.api.modelMap.map(({ glob, target }) => `${glob}=${target}`)).to.deep.equal(['gpt-4o=free:auto', 'gpt-4.1-*=free:fast']);
+    expect(config.api.modelMap[1]?.pattern.test('gpt-4.1-mini')).to.equal(true);
+    expect(config.api.modelMap[1]?.pattern.test('gpt-4o1-mini')).to.equal(false);
     expect(() => loadConfig({ MODEL_MAP: 'gpt-4o=' }, plugins)).to.throw('MODEL_MAP must be comma-separated glob=target pairs such as gpt-4o*=free:tool-use, got "gpt-4o="');
     expect(() => loadConfig({ MODEL_MAP: 'gpt-4o=openai/gpt-4o' }, plugins)).to.throw(
       'MODEL_MAP maps gpt-4o to openai/gpt-4o, which is not a model or alias of the catalog (GET /v1/models lists them)',

@@ -357,13 +357,13 @@ describe('transcriptions: the file is held within BODY_BUFFER_MAX until the answ
 
 describe('transcriptions: settings', function () {
   it('AUDIO_MAX_BYTES above BODY_BUFFER_MAX cannot start; the 25 MB default is lowered to a smaller BODY_BUFFER_MAX', async function () {
-    const { loadConfig } = await import('../../server/config.ts');
+    const { loadConfig } = await import('../../server/config/index.ts');
     const { providerPlugins } = await import('../support/plugins.ts');
     const plugins = await providerPlugins();
     expect(() => loadConfig({ AUDIO_MAX_BYTES: '300mb' }, plugins)).to.throw('BODY_BUFFER_MAX must be at least AUDIO_MAX_BYTES (300mb)');
     expect(() => loadConfig({ AUDIO_MAX_BYTES: 'big' }, plugins)).to.throw('AUDIO_MAX_BYTES must be a size such as 20mb, got "big"');
-    expect(loadConfig({}, plugins)).to.include({ audioMaxBytes: 25 * 1024 ** 2, audioMaxText: '25mb', embeddingsMaxInputs: 2048 });
-    expect(loadConfig({ BODY_LIMIT: '1mb', BODY_BUFFER_MAX: '10mb' }, plugins)).to.include({ audioMaxBytes: 10 * 1024 ** 2, audioMaxText: '10mb' });
+    expect(loadConfig({}, plugins).limits).to.deep.include({ audio: { bytes: 25 * 1024 ** 2, text: '25mb' }, embeddingsMaxInputs: 2048 });
+    expect(loadConfig({ BODY_LIMIT: '1mb', BODY_BUFFER_MAX: '10mb' }, plugins).limits.audio).to.deep.equal({ bytes: 10 * 1024 ** 2, text: '10mb' });
     expect(() => loadConfig({ EMBEDDINGS_MAX_INPUTS: '0' }, plugins)).to.throw(/EMBEDDINGS_MAX_INPUTS/);
   });
 });

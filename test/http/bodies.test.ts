@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { once } from 'node:events';
 import { connect, type Socket } from 'node:net';
 import OpenAI from 'openai';
-import { loadConfig } from '../../server/config.ts';
+import { loadConfig } from '../../server/config/index.ts';
 import { createFreewayServer } from '../../server/http/server.ts';
 import { providerPlugins, startFreeway, type RunningFreeway } from '../support/freeway.ts';
 import { keyHeaders } from '../support/keys.ts';
@@ -158,8 +158,8 @@ describe('request bodies and connections', function () {
 
     it('is a start-up setting: at least BODY_LIMIT', async () => {
       const plugins = await providerPlugins();
-      expect(loadConfig({}, plugins).bodyBufferMaxBytes).to.equal(256 * 1024 * 1024);
-      expect(loadConfig({}, plugins).bodyTimeoutMs).to.equal(30_000);
+      expect(loadConfig({}, plugins).limits.bodyBufferMaxBytes).to.equal(256 * 1024 * 1024);
+      expect(loadConfig({}, plugins).timeouts.bodyMs).to.equal(30_000);
       expect(() => loadConfig({ BODY_BUFFER_MAX: '10mb' }, plugins)).to.throw('BODY_BUFFER_MAX must be at least BODY_LIMIT (20mb)');
       expect(() => loadConfig({ BODY_BUFFER_MAX: 'lots' }, plugins)).to.throw('BODY_BUFFER_MAX must be a size such as 20mb, got "lots"');
       expect(() => loadConfig({ BODY_TIMEOUT_MS: '0' }, plugins)).to.throw('BODY_TIMEOUT_MS must be an integer >= 1, got "0"');

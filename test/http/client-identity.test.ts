@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { ipKeyGenerator, type Options } from 'express-rate-limit';
 import { Redis } from 'ioredis';
-import { loadConfig } from '../../server/config.ts';
+import { loadConfig } from '../../server/config/index.ts';
 import { bucketKey } from '../../server/http/rate-limit.ts';
 import { createRedisRateLimitStore } from '../../server/state/redis/rate-limit-store.ts';
 import { createSlidingWindowStore, MAX_STORE_KEY_LENGTH } from '../../server/state/sliding-window-store.ts';
@@ -163,15 +163,15 @@ describe('client identity: which address a request counts against', () => {
 describe('configuration: TRUST_PROXY, RATE_LIMIT_MAX_CLIENTS and RATE_LIMIT_IPV6_SUBNET', () => {
   it('defaults: loopback, link-local and private peers are trusted; 100,000 clients; IPv6 by /56', async () => {
     const config = loadConfig({}, await providerPlugins());
-    expect(config.trustProxy).to.equal('loopback, linklocal, uniquelocal');
-    expect(config.rateLimitMaxClients).to.equal(100_000);
-    expect(config.rateLimitIpv6Subnet).to.equal(56);
+    expect(config.server.trustProxy).to.equal('loopback, linklocal, uniquelocal');
+    expect(config.rateLimit.maxClients).to.equal(100_000);
+    expect(config.rateLimit.ipv6Subnet).to.equal(56);
   });
 
   it('RATE_LIMIT_IPV6_SUBNET: a prefix length from 32 to 64, or 128 for each address', async () => {
     const plugins = await providerPlugins();
-    for (const bits of [32, 48, 60, 64, 128]) expect(loadConfig({ RATE_LIMIT_IPV6_SUBNET: String(bits) }, plugins).rateLimitIpv6Subnet).to.equal(bits);
-    expect(loadConfig({ RATE_LIMIT_IPV6_SUBNET: ' 48 ' }, plugins).rateLimitIpv6Subnet).to.equal(48);
+    for (const bits of [32, 48, 60, 64, 128]) expect(loadConfig({ RATE_LIMIT_IPV6_SUBNET: String(bits) }, plugins).rateLimit.ipv6Subnet).to.equal(bits);
+    expect(loadConfig({ RATE_LIMIT_IPV6_SUBNET: ' 48 ' }, plugins).rateLimit.ipv6Subnet).to.equal(48);
     for (const bad of ['31', '65', '127', '129', '0', '-56', '56.5', '/56', 'false', '0x38', '1e2']) {
       expect(() => loadConfig({ RATE_LIMIT_IPV6_SUBNET: bad }, plugins), bad).to.throw(
         `RATE_LIMIT_IPV6_SUBNET must be a prefix length from 32 to 64, or 128 to count each IPv6 address apart, got "${bad}"`,
@@ -181,10 +181,10 @@ describe('configuration: TRUST_PROXY, RATE_LIMIT_MAX_CLIENTS and RATE_LIMIT_IPV6
 
   it("takes Express's values", async () => {
     const plugins = await providerPlugins();
-    expect(loadConfig({ TRUST_PROXY: 'false' }, plugins).trustProxy).to.equal(false);
-    expect(loadConfig({ TRUST_PROXY: 'TRUE' }, plugins).trustProxy).to.equal(true);
-    expect(loadConfig({ TRUST_PROXY: '2' }, plugins).trustProxy).to.equal(2);
-    expect(loadConfig({ TRUST_PROXY: 'loopback, 10.0.0.0/8, 2001:db8::/32' }, plugins).trustProxy).to.equal('loopback, 10.0.0.0/8, 2001:db8::/32');
+    expect(loadConfig({ TRUST_PROXY: 'false' }, plugins).server.trustProxy).to.equal(false);
+    expect(loadConfig({ TRUST_PROXY: 'TRUE' }, plugins).server.trustProxy).to.equal(true);
+    expect(loadConfig({ TRUST_PROXY: '2' }, plugins).server.trustProxy).to.equal(2);
+    expect(loadConfig({ TRUST_PROXY: 'loopback, 10.0.0.0/8, 2001:db8::/32' }, plugins).server.trustProxy).to.equal('loopback, 10.0.0.0/8, 2001:db8::/32');
   });
 
   it('refuses what Express would not understand, and a cap below 1', async () => {

@@ -11,7 +11,7 @@ import { repoRoot } from '../support/process.ts';
  * with core.
  */
 const layers: ReadonlyArray<readonly [name: string, matches: (path: string) => boolean]> = [
-  ['core', (path) => path.startsWith('server/core/') || path === 'server/config.ts' || path.startsWith('server/config/')],
+  ['core', (path) => path.startsWith('server/core/') || path.startsWith('server/config/')],
   ['state', (path) => path.startsWith('server/state/')],
   ['models', (path) => path.startsWith('server/models/')],
   ['routing', (path) => path.startsWith('server/routing/')],

@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { Writable } from 'node:stream';
 import type { Options, Store } from 'express-rate-limit';
 import { Redis } from 'ioredis';
-import { loadConfig } from '../../server/config.ts';
+import { loadConfig } from '../../server/config/index.ts';
 import { createKeyHasher, createMemoryHealthStore, HEALTH_TIMINGS, healthPolicy, viewHealth, type HealthStore, type Outcome } from '../../server/routing/health.ts';
 import { createSlidingWindowStore } from '../../server/state/sliding-window-store.ts';
 import { createLogger } from '../../server/http/request-log.ts';
@@ -64,8 +64,8 @@ describe('configuration for Redis and workers', () => {
     expect(() => loadConfig({ REDIS_URL: 'redis://127.0.0.1:6379' }, plugins)).to.throw(/KEY_HASH_SECRET .*required when REDIS_URL is set/);
     expect(() => loadConfig({ REDIS_URL: 'redis://127.0.0.1:6379', KEY_HASH_SECRET: 'short' }, plugins)).to.throw(/at least 16 characters/);
     const config = loadConfig({ REDIS_URL: 'redis://127.0.0.1:6379', KEY_HASH_SECRET: secret }, plugins);
-    expect(config.redisUrl).to.equal('redis://127.0.0.1:6379');
-    expect(config.keyHashSecret).to.equal(secret);
+    expect(config.state.redisUrl).to.equal('redis://127.0.0.1:6379');
+    expect(config.state.keyHashSecret).to.equal(secret);
   });
 
   it('rejects a REDIS_URL that is not a redis URL, without echoing it', async () => {
@@ -82,10 +82,10 @@ describe('configuration for Redis and workers', () => {
 
   it('WORKERS is 1 by default, a count, or auto', async () => {
     const plugins = await providerPlugins();
-    expect(loadConfig({}, plugins).workers).to.equal(1);
-    expect(loadConfig({ WORKERS: '3' }, plugins).workers).to.equal(3);
+    expect(loadConfig({}, plugins).server.workers).to.equal(1);
+    expect(loadConfig({ WORKERS: '3' }, plugins).server.workers).to.equal(3);
     const { availableParallelism } = await import('node:os');
-    expect(loadConfig({ WORKERS: 'auto' }, plugins).workers).to.equal(availableParallelism());
+    expect(loadConfig({ WORKERS: 'auto' }, plugins).server.workers).to.equal(availableParallelism());
     expect(() => loadConfig({ WORKERS: '0' }, plugins)).to.throw(/WORKERS must be auto or an integer >= 1/);
     expect(() => loadConfig({ WORKERS: 'many' }, plugins)).to.throw(/WORKERS/);
   });

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { ServerResponse } from 'node:http';
-import { loadConfig } from '../../server/config.ts';
+import { loadConfig } from '../../server/config/index.ts';
 import { providerPlugins, startFreeway, type RunningFreeway } from '../support/freeway.ts';
 import { faults } from '../support/faults.ts';
 import { getHealth, hello, postChat } from '../support/http.ts';
@@ -157,6 +157,6 @@ describe('deadlines and sizes', () => {
     expect(() => loadConfig({ MAX_RESPONSE_BYTES: 'lots' }, plugins)).to.throw('MAX_RESPONSE_BYTES must be a size such as 20mb, got "lots"');
     expect(() => loadConfig({ MAX_RESPONSE_BYTES: '0' }, plugins)).to.throw('MAX_RESPONSE_BYTES must be at least 1 byte, got "0"');
     const config = loadConfig({}, plugins);
-    expect([config.streamMaxDurationMs, config.clientStallTimeoutMs, config.maxResponseBytes]).to.deep.equal([600_000, 60_000, 16 * 1024 * 1024]);
+    expect([config.timeouts.streamMaxDurationMs, config.timeouts.clientStallMs, config.limits.responseMaxBytes]).to.deep.equal([600_000, 60_000, 16 * 1024 * 1024]);
   });
 });

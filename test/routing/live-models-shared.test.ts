@@ -7,7 +7,7 @@ import { Redis } from 'ioredis';
 import type { ProviderPlugin } from '../../providers/types.ts';
 import { createBoundedMap } from '../../server/state/bounded-map.ts';
 import { createMemoryKnowledgeStore, MAX_FIELDS } from '../../server/state/knowledge.ts';
-import { loadConfig } from '../../server/config.ts';
+import { loadConfig } from '../../server/config/index.ts';
 import { startFreeway, type RunningFreeway } from '../support/freeway.ts';
 import { testKeys } from '../support/keys.ts';
 import { chatModels, groqWithListing, heldListing, listings, modelNotFound, provider } from '../support/live-models.ts';

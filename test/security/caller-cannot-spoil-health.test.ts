@@ -239,14 +239,8 @@ describe('no caller can spoil a key\'s health for others', () => {
       const hashKey = createKeyHasher('test-secret-0123456789');
       const router = createRouter({
         config: {
-          maxAttempts: 5,
-          requestTimeoutMs: 5_000,
-          firstTokenTimeoutMs: 1_000,
-          streamIdleTimeoutMs: 1_000,
-          streamMaxDurationMs: 5_000,
-          clientStallTimeoutMs: 1_000,
-          routing: 'priority',
-          exploreShare: 0,
+          routing: { maxAttempts: 5, strategy: 'priority', exploreShare: 0 },
+          timeouts: { requestMs: 5_000, firstTokenMs: 1_000, streamIdleMs: 1_000, streamMaxDurationMs: 5_000, clientStallMs: 1_000 },
         },
         health,
         hashKey,

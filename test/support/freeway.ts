@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { buildCatalog, type Catalog } from '../../catalog/catalog.ts';
 import { createApp, type AppDeps } from '../../server/app.ts';
-import { loadConfig } from '../../server/config.ts';
+import { loadConfig } from '../../server/config/index.ts';
 import type { HealthStore } from '../../server/routing/health.ts';
 import { createLogger } from '../../server/http/request-log.ts';
 import { createFreewayServer, type ServerTimeouts } from '../../server/http/server.ts';
@@ -119,7 +119,7 @@ export async function startFreeway(options: StartOptions = {}): Promise<RunningF
       await freeway.close();
     },
   };
-  if (config.redisUrl !== undefined && options.awaitRedis !== false) {
+  if (config.state.redisUrl !== undefined && options.awaitRedis !== false) {
     try {
       // server/state/redis/client.ts logs this on the connection's first 'ready'.
       await logged(/^Redis connected/, REDIS_READY_TIMEOUT_MS);

@@ -1,4 +1,4 @@
-import type { Config } from '../../config.ts';
+import type { Config } from '../../config/index.ts';
 import { invalidRequest } from '../../core/errors.ts';
 import { assertSchemaDepth } from '../json-depth.ts';
 import { INT32_MAX, MAX_MODEL_ID_LENGTH, modelIdTooLong } from '../limits.ts';
@@ -84,7 +84,7 @@ const hostedTools: ReadonlySet<string> = new Set([
 
 export interface ResponsesParseOptions {
   /** HOSTED_TOOLS: leave hosted tools out of the upstream call and say so (`drop`), or refuse the request (`reject`). */
-  readonly hostedTools: Config['hostedTools'];
+  readonly hostedTools: Config['api']['hostedTools'];
 }
 
 /**
