@@ -8,7 +8,7 @@ import type { FetchFunction } from '../providers/types.ts';
 import { cachedModels, createModelSource } from './routing/upstream.ts';
 import type { Config } from './config.ts';
 import { createUpstreamFetch } from './routing/http-client.ts';
-import { clip, errorBody, HttpError, type ErrorBodyFormat } from './core/errors.ts';
+import { clip, errorBody, freewayError, HttpError, invalidField, type ErrorBodyFormat } from './core/errors.ts';
 import { createKeyHasher, type HealthStore } from './routing/health.ts';
 import { createKeyReader, type KeyReader, type KeySet } from './routing/keys.ts';
 import type { IncomingHttpHeaders } from 'node:http';
@@ -95,8 +95,8 @@ const startHint = 'Freeway serves GET /v1/models (the models), GET /health (the 
 function routeHint(path: string): string {
   const bare = path.startsWith('/v1/v1/') ? path.slice(6) : path;
   const known = apiPaths.find((api) => bare === api || (api === '/models' && bare.startsWith('/models/')));
-  if (known === undefined) return `. ${startHint}`;
-  return `. Freeway serves its API under /v1: use ${'/v1' + bare}${path.startsWith('/v1/v1/') ? '' : ' (set your client\'s base URL to http://<host>:<port>/v1)'}.`;
+  if (known === undefined) return startHint;
+  return `Freeway serves its API under /v1: use ${'/v1' + bare}${path.startsWith('/v1/v1/') ? '' : ' (set your client\'s base URL to http://<host>:<port>/v1)'}.`;
 }
 
 /**
@@ -114,10 +114,20 @@ function keyHeaderHint(headers: IncomingHttpHeaders, readKeys: KeyReader): strin
   return ` Freeway does not read provider keys from ${which}: send each provider's key in its own header, X-<Provider>-Key (for example X-Groq-Key); GET /v1/models lists the providers.`;
 }
 
+/** What the error handler answers for an error nobody raised on purpose. */
+const internalError = freewayError('FREEWAY_INTERNAL');
+
+/** A thrown value as a catalogue error: itself, a bad percent-encoding in the path (Express's URIError), or undefined for a bug. */
+function asHttpError(error: unknown): HttpError | undefined {
+  if (error instanceof HttpError) return error;
+  if (error instanceof URIError) return invalidField('path', 'not valid percent-encoding');
+  return undefined;
+}
+
 function methodNotAllowed(allow: string): RequestHandler {
   return (req, res) => {
     res.setHeader('Allow', allow);
-    throw new HttpError(405, 'invalid_request_error', `Method ${req.method} is not allowed on ${clip(req.path)}. Allowed: ${allow}.`);
+    throw freewayError('FREEWAY_METHOD_NOT_ALLOWED', { method: req.method, path: clip(req.path), allowed: allow });
   };
 }
 
@@ -290,23 +300,17 @@ export function createApp(deps: AppDeps): FreewayApp {
   if (config.console) serveConsole(app);
 
   app.use((req) => {
-    throw new HttpError(404, 'invalid_request_error', `Unknown route: ${req.method} ${clip(req.path)}${routeHint(req.path)}`);
+    throw freewayError('FREEWAY_UNKNOWN_ROUTE', { method: req.method, path: clip(req.path), hint: routeHint(req.path) });
   });
 
   const onError: ErrorRequestHandler = (error: unknown, req, res, _next) => {
     const keys = res.locals.keys as KeySet | undefined;
-    let status = 500;
-    let type: HttpError['type'] = 'server_error';
-    let message = 'Internal server error.';
-    if (error instanceof HttpError) {
-      ({ status, type, message } = error);
-      if (status === 401) message += keyHeaderHint(req.headers, readKeys);
-      if (error.headers) for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
-    } else if (error instanceof URIError) {
-      [status, type, message] = [400, 'invalid_request_error', 'Validation failed: path: not valid percent-encoding'];
-    } else {
-      logger.error({ err: error }, `${req.method} ${sanitizeForLog(req.path)}: unexpected error`);
-    }
+    const known = asHttpError(error);
+    if (known === undefined) logger.error({ err: error }, `${req.method} ${sanitizeForLog(req.path)}: unexpected error`);
+    const { status, type } = known ?? internalError;
+    let message = (known ?? internalError).message;
+    if (status === 401) message += keyHeaderHint(req.headers, readKeys);
+    if (known?.headers) for (const [name, value] of Object.entries(known.headers)) res.setHeader(name, value);
     if (res.headersSent) {
       (res.locals as LogLocals).cut = { status, reason: `the response was cut: ${message}` };
       res.destroy();

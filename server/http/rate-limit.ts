@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
 import type { Request, RequestHandler } from 'express';
 import { rateLimit, type Store } from 'express-rate-limit';
-import { errorBody, type ErrorBodyFormat } from '../core/errors.ts';
+import { errorBody, freewayError, type ErrorBodyFormat } from '../core/errors.ts';
 import type { LogLocals } from './request-log.ts';
 import { detachedString } from '../core/detached-string.ts';
 import { createSlidingWindowStore } from '../state/sliding-window-store.ts';
@@ -213,9 +213,9 @@ export function createRateLimit({ max, windowMs, ipv6Subnet, store, onRefused }:
       res.setHeader('Retry-After', String(seconds));
       onRefused?.();
       const format = (res.locals.errorBody as ErrorBodyFormat | undefined) ?? errorBody;
-      const message = `Rate limit exceeded. Retry after ${seconds} seconds.`;
+      const { status, type, message } = freewayError('FREEWAY_RATE_LIMITED', { seconds });
       (res.locals as LogLocals).failure = message;
-      res.status(429).json(format(429, 'rate_limit_error', message));
+      res.status(status).json(format(status, type, message));
     },
   });
   return Object.assign(middleware, { store: windowStore });

@@ -1,0 +1,111 @@
+import { invalidField } from '../core/errors.ts';
+
+/**
+ * The one way the three client APIs word a bad request:
+ * `Validation failed: <field>: <detail>`, the field a dotted path into the body
+ * (`messages.2.content.0.type`) and the detail worded as below, whichever API
+ * the body came to. Chat's schema validator words its errors with `phrase`;
+ * the Responses and Messages parsers check with the functions here.
+ */
+
+export type Fields = Record<string, unknown>;
+
+/** One wording for each mistake, the words of JSON Schema's keywords. */
+export const phrase = {
+  required: 'is required',
+  /** The types a value may have, in JSON Schema's names: `must be string or null`. */
+  type: (...types: readonly string[]): string => `must be ${types.join(' or ')}`,
+  oneOf: (allowed: readonly unknown[]): string => `must be one of ${allowed.join(', ')}`,
+  constant: (value: unknown): string => `must be ${String(value)}`,
+  minimum: (limit: number): string => `must be >= ${limit}`,
+  maximum: (limit: number): string => `must be <= ${limit}`,
+  minItems: (limit: number): string => `must NOT have fewer than ${limit} items`,
+  maxItems: (limit: number): string => `must NOT have more than ${limit} items`,
+  minLength: (limit: number): string => `must NOT have fewer than ${limit} characters`,
+  maxLength: (limit: number): string => `must NOT have more than ${limit} characters`,
+  maxProperties: (limit: number): string => `must NOT have more than ${limit} properties`,
+} as const;
+
+/** Throws the 400 naming a field and what is wrong with it. */
+export function fail(field: string, detail: string): never {
+  throw invalidField(field, detail);
+}
+
+
+export const isObject = (value: unknown): value is Fields => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+export function object(value: unknown, field: string): Fields {
+  if (value === undefined) fail(field, phrase.required);
+  if (!isObject(value)) fail(field, phrase.type('object'));
+  return value;
+}
+
+/** An optional object: absent or null is undefined. */
+export function optionalObject(value: unknown, field: string): Fields | undefined {
+  if (value == null) return undefined;
+  if (!isObject(value)) fail(field, phrase.type('object', 'null'));
+  return value;
+}
+
+export function array(value: unknown, field: string): unknown[] {
+  if (value === undefined) fail(field, phrase.required);
+  if (!Array.isArray(value)) fail(field, phrase.type('array'));
+  return value;
+}
+
+export function string(value: unknown, field: string): string {
+  if (value === undefined) fail(field, phrase.required);
+  if (typeof value !== 'string') fail(field, phrase.type('string'));
+  return value;
+}
+
+/** A string that must not be empty (`minLength: 1`). */
+export function nonEmptyString(value: unknown, field: string): string {
+  const text = string(value, field);
+  if (text === '') fail(field, phrase.minLength(1));
+  return text;
+}
+
+/** An optional string: absent or null is undefined. */
+export function optionalString(value: unknown, field: string): string | undefined {
+  if (value == null) return undefined;
+  if (typeof value !== 'string') fail(field, phrase.type('string', 'null'));
+  return value;
+}
+
+/** An optional boolean: absent or null is undefined. */
+export function optionalBoolean(value: unknown, field: string): boolean | undefined {
+  if (value == null) return undefined;
+  if (typeof value !== 'boolean') fail(field, phrase.type('boolean', 'null'));
+  return value;
+}
+
+export interface NumberBounds {
+  readonly min: number;
+  readonly max: number;
+  readonly integer?: boolean;
+}
+
+/** An optional number within bounds: absent or null is null. */
+export function optionalNumber(value: unknown, field: string, { min, max, integer = false }: NumberBounds): number | null {
+  if (value == null) return null;
+  if (typeof value !== 'number' || !Number.isFinite(value) || (integer && !Number.isInteger(value))) fail(field, phrase.type(integer ? 'integer' : 'number', 'null'));
+  if (value < min) fail(field, phrase.minimum(min));
+  if (value > max) fail(field, phrase.maximum(max));
+  return value;
+}
+
+/** One of the allowed strings. */
+export function oneOf<T extends string>(value: unknown, field: string, allowed: readonly T[]): T {
+  if (value === undefined) fail(field, phrase.required);
+  if (!allowed.includes(value as T)) fail(field, phrase.oneOf(allowed));
+  return value as T;
+}
+
+/** An http(s) URL. */
+export function httpUrl(value: unknown, field: string): string {
+  const url = string(value, field);
+  const protocol = URL.parse(url)?.protocol;
+  if (protocol !== 'http:' && protocol !== 'https:') fail(field, 'must be an http(s) URL');
+  return url;
+}
