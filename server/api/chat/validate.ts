@@ -1,6 +1,6 @@
 import type { ErrorObject } from 'ajv';
-import { invalidRequest } from '../../core/errors.ts';
 import { assertSchemaDepth } from '../json-depth.ts';
+import { fail, phrase } from '../validation.ts';
 import validateChatRequest from './generated/validate-chat-request.js';
 import type { ChatRequest } from './types.ts';
 
@@ -13,28 +13,44 @@ function fieldOf(error: ErrorObject): string {
   return path || 'body';
 }
 
+/** What is wrong, in the words every client API uses (../validation.ts). */
 function detailOf(error: ErrorObject): string {
+  const limit = (error.params as { limit?: number }).limit as number;
   switch (error.keyword) {
     case 'required':
-      return 'is required';
+      return phrase.required;
     case 'discriminator':
       return (error.params as { error: string }).error === 'mapping'
-        ? `must be one of ${(error.parentSchema?.oneOf as Array<{ properties: { role?: { const?: string; enum?: string[] }; type?: { const?: string } } }>)
-            .flatMap((branch) => branch.properties.role?.enum ?? [branch.properties.role?.const ?? branch.properties.type?.const])
-            .join(', ')}`
+        ? phrase.oneOf(
+            (error.parentSchema?.oneOf as Array<{ properties: { role?: { const?: string; enum?: string[] }; type?: { const?: string } } }>).flatMap(
+              (branch) => branch.properties.role?.enum ?? [branch.properties.role?.const ?? branch.properties.type?.const],
+            ),
+          )
         : 'must be a string';
     case 'enum':
-      return `must be one of ${(error.params as { allowedValues: unknown[] }).allowedValues.join(', ')}`;
+      return phrase.oneOf((error.params as { allowedValues: unknown[] }).allowedValues);
     case 'const':
-      return `must be ${String((error.params as { allowedValue: unknown }).allowedValue)}`;
+      return phrase.constant((error.params as { allowedValue: unknown }).allowedValue);
     case 'type': {
       const types = (error.params as { type: string | string[] }).type;
-      return `must be ${(Array.isArray(types) ? types : types.split(',')).join(' or ')}`;
+      return phrase.type(...(Array.isArray(types) ? types : types.split(',')));
     }
     case 'anyOf':
-      return `must be ${(error.schema as Array<{ type?: string; const?: unknown; enum?: unknown[] }>)
-        .map((branch) => branch.type ?? (branch.enum ? branch.enum.join(' or ') : String(branch.const)))
-        .join(' or ')}`;
+      return phrase.type(
+        ...(error.schema as Array<{ type?: string; const?: unknown; enum?: unknown[] }>).map((branch) => branch.type ?? (branch.enum ? branch.enum.join(' or ') : String(branch.const))),
+      );
+    case 'minimum':
+      return phrase.minimum(limit);
+    case 'maximum':
+      return phrase.maximum(limit);
+    case 'minItems':
+      return phrase.minItems(limit);
+    case 'maxItems':
+      return phrase.maxItems(limit);
+    case 'minLength':
+      return phrase.minLength(limit);
+    case 'maxLength':
+      return phrase.maxLength(limit);
     default:
       return error.message ?? 'is invalid';
   }
@@ -59,12 +75,13 @@ function mostSpecific(errors: readonly ErrorObject[]): ErrorObject | undefined {
 export function parseChatRequest(body: unknown): ChatRequest {
   if (!validateChatRequest(body)) {
     const error = mostSpecific(validateChatRequest.errors ?? []);
-    throw invalidRequest(error ? `Validation failed: ${fieldOf(error)}: ${detailOf(error)}` : 'Validation failed: body: is invalid');
+    if (error) fail(fieldOf(error), detailOf(error));
+    fail('body', 'is invalid');
   }
-  if (body.n != null && body.n > 1) throw invalidRequest('Validation failed: n: only n = 1 is supported');
+  if (body.n != null && body.n > 1) fail('n', 'only n = 1 is supported');
   body.tools?.forEach((tool, index) => assertSchemaDepth(tool.function.parameters, `tools.${index}.function.parameters`));
   if (body.response_format?.type === 'json_schema') assertSchemaDepth(body.response_format.json_schema, 'response_format.json_schema');
   body.functions?.forEach((fn, index) => assertSchemaDepth(fn.parameters, `functions.${index}.parameters`));
-  if (body.functions !== undefined && body.tools !== undefined) throw invalidRequest('Validation failed: functions: send tools or the legacy functions, not both');
+  if (body.functions !== undefined && body.tools !== undefined) fail('functions', 'send tools or the legacy functions, not both');
   return body;
 }
