@@ -5,7 +5,7 @@
  * A site builds the error it throws with `freewayError(code, params)`; each
  * client API renders it in its own shape (OpenAI's body, Anthropic's, the
  * Responses stream's error event). docs/errors.md is generated from this table
- * (`npm run errors-doc`; a test checks the page is current).
+ * (`node scripts/errors-doc.ts`; a test checks the page is current).
  */
 
 /** Error types of the OpenAI-compatible error body. */
