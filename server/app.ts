@@ -1,5 +1,5 @@
 import cors from 'cors';
-import express, { type ErrorRequestHandler, type Express, type Request, type RequestHandler } from 'express';
+import express, { type Express, type Request, type RequestHandler } from 'express';
 import type { Store } from 'express-rate-limit';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
@@ -8,23 +8,22 @@ import type { FetchFunction } from '../providers/types.ts';
 import { cachedModels, createModelSource } from './routing/upstream.ts';
 import type { Config } from './config.ts';
 import { createUpstreamFetch } from './routing/http-client.ts';
-import { clip, errorBody, freewayError, HttpError, invalidField, type ErrorBodyFormat } from './core/errors.ts';
+import { clip, freewayError } from './core/errors.ts';
 import { createKeyHasher, type HealthStore } from './routing/health.ts';
-import { createKeyReader, type KeyReader, type KeySet } from './routing/keys.ts';
-import type { IncomingHttpHeaders } from 'node:http';
+import { createKeyReader } from './routing/keys.ts';
 import { createLatencyTracker } from './routing/latency.ts';
 import { clientIp, createRateLimit } from './http/rate-limit.ts';
 import { createModelKnowledge } from './models/model-knowledge.ts';
 import { keyModelList } from './models/key-models.ts';
 import { createBodyBudget, jsonBody } from './http/json-body.ts';
 import { multipartBody } from './http/multipart-body.ts';
-import { keyShapedRedactor, requestLog, type LogLocals } from './http/request-log.ts';
+import { keyShapedRedactor, requestLog } from './http/request-log.ts';
 import { createMetrics, metricsEndpoint } from './http/metrics.ts';
 import { createThrottledWarn } from './state/warn-every.ts';
 import { requestId } from './http/request-id.ts';
 import { indexModels } from '../catalog/suggest.ts';
 import { createShutdown } from './http/shutdown.ts';
-import { createRedactor, sanitizeForLog } from './core/redact.ts';
+import { createRedactor } from './core/redact.ts';
 import { createRouter } from './routing/router.ts';
 import { createStores } from './state/stores.ts';
 import type { KeyCheckStore } from './state/key-checks.ts';
@@ -44,6 +43,7 @@ import { providersApi } from './api/providers/index.ts';
 import { curatedUsable, liveUsable } from './api/providers/usable.ts';
 import { probes, type Readiness } from './http/probes.ts';
 import { serveConsole } from './http/console.ts';
+import { errorHandler } from './http/error-handler.ts';
 
 export interface AppDeps {
   readonly config: Config;
@@ -97,31 +97,6 @@ function routeHint(path: string): string {
   const known = apiPaths.find((api) => bare === api || (api === '/models' && bare.startsWith('/models/')));
   if (known === undefined) return startHint;
   return `Freeway serves its API under /v1: use ${'/v1' + bare}${path.startsWith('/v1/v1/') ? '' : ' (set your client\'s base URL to http://<host>:<port>/v1)'}.`;
-}
-
-/**
- * For a 401 when the caller sent no provider key header but an `Authorization`
- * or `x-api-key` header: where Freeway looks for keys. Never repeats a value.
- */
-function keyHeaderHint(headers: IncomingHttpHeaders, readKeys: KeyReader): string {
-  if (headers.authorization === undefined && headers['x-api-key'] === undefined) return '';
-  try {
-    if (readKeys(headers).size > 0) return '';
-  } catch {
-    return '';
-  }
-  const which = headers.authorization !== undefined ? 'Authorization' : 'x-api-key';
-  return ` Freeway does not read provider keys from ${which}: send each provider's key in its own header, X-<Provider>-Key (for example X-Groq-Key); GET /v1/models lists the providers.`;
-}
-
-/** What the error handler answers for an error nobody raised on purpose. */
-const internalError = freewayError('FREEWAY_INTERNAL');
-
-/** A thrown value as a catalogue error: itself, a bad percent-encoding in the path (Express's URIError), or undefined for a bug. */
-function asHttpError(error: unknown): HttpError | undefined {
-  if (error instanceof HttpError) return error;
-  if (error instanceof URIError) return invalidField('path', 'not valid percent-encoding');
-  return undefined;
 }
 
 function methodNotAllowed(allow: string): RequestHandler {
@@ -303,25 +278,7 @@ export function createApp(deps: AppDeps): FreewayApp {
     throw freewayError('FREEWAY_UNKNOWN_ROUTE', { method: req.method, path: clip(req.path), hint: routeHint(req.path) });
   });
 
-  const onError: ErrorRequestHandler = (error: unknown, req, res, _next) => {
-    const keys = res.locals.keys as KeySet | undefined;
-    const known = asHttpError(error);
-    if (known === undefined) logger.error({ err: error }, `${req.method} ${sanitizeForLog(req.path)}: unexpected error`);
-    const { status, type } = known ?? internalError;
-    let message = (known ?? internalError).message;
-    if (status === 401) message += keyHeaderHint(req.headers, readKeys);
-    if (known?.headers) for (const [name, value] of Object.entries(known.headers)) res.setHeader(name, value);
-    if (res.headersSent) {
-      (res.locals as LogLocals).cut = { status, reason: `the response was cut: ${message}` };
-      res.destroy();
-      return;
-    }
-    const format = (res.locals.errorBody as ErrorBodyFormat | undefined) ?? errorBody;
-    const said = redact(message, keys);
-    (res.locals as LogLocals).failure = error instanceof HttpError && error.logReason !== undefined ? redact(error.logReason, keys) : said;
-    res.status(status).json(format(status, type, said));
-  };
-  app.use(onError);
+  app.use(errorHandler({ logger, redact, readKeys }));
 
   const warnOfDrops = createThrottledWarn(logger);
   return {
