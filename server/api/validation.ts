@@ -1,11 +1,12 @@
 import { invalidField } from '../core/errors.ts';
 
 /**
- * The one way the three client APIs word a bad request:
+ * The one way the three client APIs check a body and word a mistake:
  * `Validation failed: <field>: <detail>`, the field a dotted path into the body
- * (`messages.2.content.0.type`) and the detail worded as below, whichever API
- * the body came to. Chat's schema validator words its errors with `phrase`;
- * the Responses and Messages parsers check with the functions here.
+ * (`messages.2.content.0.type`) and the detail worded by `phrase` (JSON
+ * Schema's words), whichever API the body came to. Each API walks its body
+ * once, by hand, with the checks here (chat/validate.ts, responses/validate.ts,
+ * messages/validate.ts), reporting the first mistake.
  */
 
 export type Fields = Record<string, unknown>;
@@ -80,6 +81,34 @@ export function optionalBoolean(value: unknown, field: string): boolean | undefi
   return value;
 }
 
+/**
+ * A JSON number (an integer if asked). JSON numbers past 1.8e308 parse as
+ * Infinity, which passes here as JSON Schema validators let it; every bound is
+ * finite, so it fails the bound (`must be <= 2147483647`).
+ */
+export const isNumber = (value: unknown, integer = false): value is number =>
+  typeof value === 'number' && !Number.isNaN(value) && (!integer || !(value % 1));
+
+/** Characters as JSON Schema counts them: code points, not UTF-16 units. */
+export function codePoints(text: string): number {
+  let count = 0;
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i);
+    if (unit >= 0xd800 && unit <= 0xdbff && i + 1 < text.length) {
+      const next = text.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) i++;
+    }
+    count++;
+  }
+  return count;
+}
+
+/** A string of at most `limit` characters (code points). */
+export function maxLength(text: string, field: string, limit: number): string {
+  if (text.length > limit && codePoints(text) > limit) fail(field, phrase.maxLength(limit));
+  return text;
+}
+
 export interface NumberBounds {
   readonly min: number;
   readonly max: number;
@@ -89,7 +118,7 @@ export interface NumberBounds {
 /** An optional number within bounds: absent or null is null. */
 export function optionalNumber(value: unknown, field: string, { min, max, integer = false }: NumberBounds): number | null {
   if (value == null) return null;
-  if (typeof value !== 'number' || !Number.isFinite(value) || (integer && !Number.isInteger(value))) fail(field, phrase.type(integer ? 'integer' : 'number', 'null'));
+  if (!isNumber(value, integer)) fail(field, phrase.type(integer ? 'integer' : 'number', 'null'));
   if (value < min) fail(field, phrase.minimum(min));
   if (value > max) fail(field, phrase.maximum(max));
   return value;

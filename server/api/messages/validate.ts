@@ -1,6 +1,6 @@
 import { assertSchemaDepth } from '../json-depth.ts';
 import { INT32_MAX, MAX_MODEL_ID_LENGTH } from '../limits.ts';
-import { array, fail, httpUrl, isObject, nonEmptyString, object, oneOf, optionalNumber, phrase, string, type Fields } from '../validation.ts';
+import { array, fail, httpUrl, isObject, maxLength, nonEmptyString, object, oneOf, optionalNumber, phrase, string, type Fields } from '../validation.ts';
 import type {
   AssistantBlock,
   DocumentBlock,
@@ -253,7 +253,7 @@ function checkScalars(fields: Fields): void {
 export function parseMessagesRequest(body: unknown, counting = false): MessagesRequest {
   if (!isObject(body)) fail('body', phrase.type('object'));
   const model = nonEmptyString(body.model, 'model');
-  if (model.length > MAX_MODEL_ID_LENGTH) fail('model', phrase.maxLength(MAX_MODEL_ID_LENGTH));
+  maxLength(model, 'model', MAX_MODEL_ID_LENGTH);
   if (!counting) {
     if (body.max_tokens === undefined) fail('max_tokens', phrase.required);
     optionalNumber(body.max_tokens, 'max_tokens', { min: 1, max: INT32_MAX, integer: true });

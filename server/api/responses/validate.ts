@@ -1,7 +1,7 @@
 import type { Config } from '../../config.ts';
 import { assertSchemaDepth } from '../json-depth.ts';
 import { INT32_MAX, MAX_MODEL_ID_LENGTH } from '../limits.ts';
-import { array, fail, isObject, nonEmptyString, object, optionalBoolean, optionalNumber, optionalObject, optionalString, phrase, string, type Fields } from '../validation.ts';
+import { array, fail, isObject, maxLength, nonEmptyString, object, optionalBoolean, optionalNumber, optionalObject, optionalString, phrase, string, type Fields } from '../validation.ts';
 import type { ClientToolName, FunctionTool, NamespaceTool, InputFile, InputItem, InputText, InputImage, MessageItem, ReasoningEffort, ResponsesRequest, TextFormat, ToolChoice } from './types.ts';
 
 /**
@@ -188,7 +188,7 @@ function parseMetadata(value: unknown): Record<string, string> {
   for (const [key, item] of entries) {
     if (key.length > 64) fail('metadata', 'keys must be at most 64 characters');
     if (typeof item !== 'string') fail(`metadata.${key}`, phrase.type('string'));
-    if (item.length > 512) fail(`metadata.${key}`, phrase.maxLength(512));
+    maxLength(item, `metadata.${key}`, 512);
   }
   return metadata as Record<string, string>;
 }
@@ -320,7 +320,7 @@ export function parseResponsesRequest(body: unknown, options: ResponsesParseOpti
   if (!isObject(body)) fail('body', phrase.type('object'));
   refuseState(body);
   const model = nonEmptyString(body.model, 'model');
-  if (model.length > MAX_MODEL_ID_LENGTH) fail('model', phrase.maxLength(MAX_MODEL_ID_LENGTH));
+  maxLength(model, 'model', MAX_MODEL_ID_LENGTH);
   const parsed: Parsed = { hasImages: false, hasDocuments: false };
   const input = parseItems(body.input, parsed);
   const tools = parseTools(body.tools, options);
