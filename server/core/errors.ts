@@ -247,23 +247,23 @@ const templates = new Map<string, readonly string[]>(
   Object.entries(errorCatalogue).map(([code, spec]) => [code, spec.message.split(/\{(\w+)\}/)]),
 );
 
+type ParamsArgument<C extends ErrorCode> = [Placeholders<(typeof errorCatalogue)[C]['message']>] extends [never]
+  ? [params?: ErrorParams<C>, options?: ErrorOptions]
+  : [params: ErrorParams<C>, options?: ErrorOptions];
+
 /** The message of a catalogue entry with its parameters filled in. */
-export function errorMessage<C extends ErrorCode>(code: C, params: ErrorParams<C>): string {
+export function errorMessage<C extends ErrorCode>(code: C, ...[params]: ParamsArgument<C>): string {
   const pieces = templates.get(code) as readonly string[];
-  const values = params as Readonly<Record<string, string | number>>;
+  const values = (params ?? {}) as Readonly<Record<string, string | number>>;
   let message = pieces[0] as string;
   for (let i = 1; i < pieces.length; i += 2) message += String(values[pieces[i] as string]) + (pieces[i + 1] as string);
   return message;
 }
 
-type ParamsArgument<C extends ErrorCode> = [Placeholders<(typeof errorCatalogue)[C]['message']>] extends [never]
-  ? [params?: ErrorParams<C>, options?: ErrorOptions]
-  : [params: ErrorParams<C>, options?: ErrorOptions];
-
 /** The error to throw for a catalogue code: `throw freewayError('FREEWAY_UNKNOWN_MODEL', { model, suggestion })`. */
 export function freewayError<C extends ErrorCode>(code: C, ...[params, options]: ParamsArgument<C>): HttpError {
   const spec: ErrorSpec = errorCatalogue[code];
-  const message = errorMessage(code, (params ?? {}) as ErrorParams<C>);
+  const message = errorMessage<C>(code, ...([params] as ParamsArgument<C>));
   return new HttpError(spec.status, spec.type, message, options?.headers, options?.logReason, code);
 }
 
