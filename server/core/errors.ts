@@ -198,7 +198,7 @@ export const errorCatalogue = {
     status: 504,
     type: 'server_error',
     message: 'The stream was ended: {reason}.',
-    remedy: 'A started stream ran past a deadline (STREAM_IDLE_TIMEOUT_MS, REQUEST_DEADLINE_MS); ask for less output, or raise the setting.',
+    remedy: 'A started stream ran past Freeway\'s deadline (REQUEST_TIMEOUT_MS or STREAM_MAX_DURATION_MS, as the message says); ask for less output, or raise the setting.',
   },
   FREEWAY_STREAM_FAILED: {
     status: 502,
