@@ -86,6 +86,26 @@ describe('one phrasing of each mistake on the three chat APIs', function () {
     ['top_p above 1', (valid) => ({ ...valid, top_p: 2 }), 'Validation failed: top_p: must be <= 1'],
   ];
 
+  it('counts a model id in characters, not UTF-16 units: 200 emoji pass the length check (and are an unknown model)', async () => {
+    for (const [api, route] of Object.entries(routes)) {
+      const reply = await messageOf(route.path, { ...route.valid, model: '\u{1F600}'.repeat(200) });
+      expect(reply.status, api).to.equal(404);
+      expect(reply.message, api).to.match(/^Unknown model: /);
+    }
+  });
+
+  it('reads a number past 1.8e308 as out of bounds on every API: must be <= 2147483647', async () => {
+    for (const [path, field, body] of [
+      ['/v1/chat/completions', 'max_tokens', '{"model":"free:auto","max_tokens":1e309,"messages":[{"role":"user","content":"hi"}]}'],
+      ['/v1/responses', 'max_output_tokens', '{"model":"free:auto","max_output_tokens":1e309,"input":"hi"}'],
+      ['/v1/messages', 'max_tokens', '{"model":"free:auto","max_tokens":1e309,"messages":[{"role":"user","content":"hi"}]}'],
+    ] as const) {
+      const res = await fetch(`${freeway.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+      const reply = (await res.json()) as { error: { message: string } };
+      expect({ status: res.status, message: reply.error.message }, path).to.deep.equal({ status: 400, message: `Validation failed: ${field}: must be <= 2147483647` });
+    }
+  });
+
   for (const [what, change, message] of mistakes) {
     it(`${what}: ${message}`, async () => {
       for (const [api, route] of Object.entries(routes)) {
