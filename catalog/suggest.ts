@@ -82,9 +82,17 @@ export function suggestModel(catalog: Catalog, id: string): string | undefined {
   return best;
 }
 
-/** `Unknown model: x. Did you mean `y`? GET /v1/models lists the models.` */
-export function unknownModelMessage(catalog: Catalog, id: string, shown: string): string {
+/** ` Did you mean `y`?` for the unknown model `id`, or nothing: the `suggestion` of the FREEWAY_UNKNOWN_MODEL error. */
+export function didYouMean(catalog: Catalog, id: string): string {
   const suggestion = suggestModel(catalog, id);
-  const hint = suggestion === undefined ? '' : ` Did you mean \`${suggestion}\`?`;
-  return `Unknown model: ${shown}.${hint} GET /v1/models lists the models.`;
+  return suggestion === undefined ? '' : ` Did you mean \`${suggestion}\`?`;
+}
+
+/**
+ * `Unknown model: x. Did you mean `y`? GET /v1/models lists the models.`, as
+ * the FREEWAY_UNKNOWN_MODEL entry of server/core/errors.ts words it (catalog/
+ * cannot import server/): for the routing sites until they use that entry.
+ */
+export function unknownModelMessage(catalog: Catalog, id: string, shown: string): string {
+  return `Unknown model: ${shown}.${didYouMean(catalog, id)} GET /v1/models lists the models.`;
 }

@@ -1,5 +1,5 @@
 import cors from 'cors';
-import express, { type ErrorRequestHandler, type Express, type Request, type RequestHandler } from 'express';
+import express, { type Express, type Request, type RequestHandler } from 'express';
 import type { Store } from 'express-rate-limit';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
@@ -8,12 +8,11 @@ import type { FetchFunction } from '../providers/types.ts';
 import { cachedModels, createModelSource } from './routing/upstream.ts';
 import type { Config } from './config/index.ts';
 import { createUpstreamFetch } from './routing/http-client.ts';
-import { clip, errorBody, HttpError } from './core/errors.ts';
+import { clip, freewayError } from './core/errors.ts';
 import { healthPolicy } from './routing/health.ts';
 import type { HealthStore } from './state/health.ts';
 import { createKeyHasher } from './state/key-hash.ts';
-import { createKeyReader, type KeyReader } from './routing/keys.ts';
-import type { IncomingHttpHeaders } from 'node:http';
+import { createKeyReader } from './routing/keys.ts';
 import { createLatencyTracker } from './routing/latency.ts';
 import { clientIp, createRateLimit } from './http/rate-limit.ts';
 import { createModelKnowledge } from './models/model-knowledge.ts';
@@ -27,7 +26,7 @@ import { createThrottledWarn } from './state/warn-every.ts';
 import { requestId } from './http/request-id.ts';
 import { indexModels } from '../catalog/suggest.ts';
 import { createShutdown } from './http/shutdown.ts';
-import { createRedactor, sanitizeForLog } from './core/redact.ts';
+import { createRedactor } from './core/redact.ts';
 import { createRouter } from './routing/router.ts';
 import { createStores } from './state/stores.ts';
 import type { KeyCheckStore } from './state/key-checks.ts';
@@ -47,6 +46,7 @@ import { providersApi } from './api/providers/index.ts';
 import { curatedUsable, liveUsable } from './api/providers/usable.ts';
 import { probes, type Readiness } from './http/probes.ts';
 import { serveConsole } from './http/console.ts';
+import { errorHandler } from './http/error-handler.ts';
 
 export interface AppDeps {
   readonly config: Config;
@@ -98,29 +98,14 @@ const startHint = 'Freeway serves GET /v1/models (the models), GET /health (the 
 function routeHint(path: string): string {
   const bare = path.startsWith('/v1/v1/') ? path.slice(6) : path;
   const known = apiPaths.find((api) => bare === api || (api === '/models' && bare.startsWith('/models/')));
-  if (known === undefined) return `. ${startHint}`;
-  return `. Freeway serves its API under /v1: use ${'/v1' + bare}${path.startsWith('/v1/v1/') ? '' : ' (set your client\'s base URL to http://<host>:<port>/v1)'}.`;
-}
-
-/**
- * For a 401 when the caller sent no provider key header but an `Authorization`
- * or `x-api-key` header: where Freeway looks for keys. Never repeats a value.
- */
-function keyHeaderHint(headers: IncomingHttpHeaders, readKeys: KeyReader): string {
-  if (headers.authorization === undefined && headers['x-api-key'] === undefined) return '';
-  try {
-    if (readKeys(headers).size > 0) return '';
-  } catch {
-    return '';
-  }
-  const which = headers.authorization !== undefined ? 'Authorization' : 'x-api-key';
-  return ` Freeway does not read provider keys from ${which}: send each provider's key in its own header, X-<Provider>-Key (for example X-Groq-Key); GET /v1/models lists the providers.`;
+  if (known === undefined) return startHint;
+  return `Freeway serves its API under /v1: use ${'/v1' + bare}${path.startsWith('/v1/v1/') ? '' : ' (set your client\'s base URL to http://<host>:<port>/v1)'}.`;
 }
 
 function methodNotAllowed(allow: string): RequestHandler {
   return (req, res) => {
     res.setHeader('Allow', allow);
-    throw new HttpError(405, 'invalid_request_error', `Method ${req.method} is not allowed on ${clip(req.path)}. Allowed: ${allow}.`);
+    throw freewayError('FREEWAY_METHOD_NOT_ALLOWED', { method: req.method, path: clip(req.path), allowed: allow });
   };
 }
 
@@ -320,34 +305,10 @@ export function createApp(deps: AppDeps): FreewayApp {
   mountRoutes(app, deps, services, handlers);
 
   app.use((req) => {
-    throw new HttpError(404, 'invalid_request_error', `Unknown route: ${req.method} ${clip(req.path)}${routeHint(req.path)}`);
+    throw freewayError('FREEWAY_UNKNOWN_ROUTE', { method: req.method, path: clip(req.path), hint: routeHint(req.path) });
   });
 
-  const onError: ErrorRequestHandler = (error: unknown, req, res, _next) => {
-    const keys = res.locals.keys;
-    let status = 500;
-    let type: HttpError['type'] = 'server_error';
-    let message = 'Internal server error.';
-    if (error instanceof HttpError) {
-      ({ status, type, message } = error);
-      if (status === 401) message += keyHeaderHint(req.headers, readKeys);
-      if (error.headers) for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
-    } else if (error instanceof URIError) {
-      [status, type, message] = [400, 'invalid_request_error', 'Validation failed: path: not valid percent-encoding'];
-    } else {
-      logger.error({ err: error }, `${req.method} ${sanitizeForLog(req.path)}: unexpected error`);
-    }
-    if (res.headersSent) {
-      res.locals.cut = { status, reason: `the response was cut: ${message}` };
-      res.destroy();
-      return;
-    }
-    const format = res.locals.errorBody ?? errorBody;
-    const said = redact(message, keys);
-    res.locals.failure = error instanceof HttpError && error.logReason !== undefined ? redact(error.logReason, keys) : said;
-    res.status(status).json(format(status, type, said));
-  };
-  app.use(onError);
+  app.use(errorHandler({ logger, redact, readKeys }));
 
   const warnOfDrops = createThrottledWarn(logger);
   return {

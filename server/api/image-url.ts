@@ -1,5 +1,5 @@
 import type { LanguageModelV4FilePart } from '@ai-sdk/provider';
-import { invalidRequest } from '../core/errors.ts';
+import { fail } from './validation.ts';
 
 const dataURL = /^data:([^;,]+)?(;base64)?,/;
 
@@ -39,7 +39,7 @@ export function imageURLToFilePart(url: string, field: string): LanguageModelV4F
       try {
         text = decodeURIComponent(payload);
       } catch {
-        throw invalidRequest(`Validation failed: ${field}: is not a valid data URL`);
+        fail(field, 'is not a valid data URL');
       }
       return { type: 'file', mediaType, data: { type: 'data', data: Buffer.from(text).toString('base64') } };
     }
@@ -47,7 +47,7 @@ export function imageURLToFilePart(url: string, field: string): LanguageModelV4F
   }
   const parsed = URL.parse(url);
   if (parsed?.protocol !== 'http:' && parsed?.protocol !== 'https:') {
-    throw invalidRequest(`Validation failed: ${field}: must be an http(s) URL or a data URL`);
+    fail(field, 'must be an http(s) URL or a data URL');
   }
   return { type: 'file', mediaType: imageTypeOf(parsed), data: { type: 'url', url: parsed } };
 }

@@ -1,4 +1,4 @@
-import { invalidRequest } from '../core/errors.ts';
+import { fail } from './validation.ts';
 
 /**
  * How deeply a JSON schema a caller sends (tool parameters, a response format)
@@ -29,6 +29,6 @@ export function jsonDepth(value: unknown, limit = Infinity): number {
 /** Throws a 400 naming `field` when `schema` nests deeper than MAX_SCHEMA_DEPTH. For every client API's schemas. */
 export function assertSchemaDepth(schema: unknown, field: string): void {
   if (jsonDepth(schema, MAX_SCHEMA_DEPTH) > MAX_SCHEMA_DEPTH) {
-    throw invalidRequest(`Validation failed: ${field}: is nested more than ${MAX_SCHEMA_DEPTH} levels deep`);
+    fail(field, `is nested more than ${MAX_SCHEMA_DEPTH} levels deep`);
   }
 }

@@ -10,5 +10,3 @@ export const MAX_MODEL_ID_LENGTH = 256;
  */
 export const INT32_MAX = 2 ** 31 - 1;
 export const INT32_MIN = -(2 ** 31);
-
-export const modelIdTooLong = `must NOT have more than ${MAX_MODEL_ID_LENGTH} characters`;

@@ -1,7 +1,7 @@
 import type { Request, RequestHandler, Response } from 'express';
 import type { Catalog } from '../../catalog/catalog.ts';
-import { unknownModelMessage } from '../../catalog/suggest.ts';
-import { clip, HttpError } from '../core/errors.ts';
+import { didYouMean } from '../../catalog/suggest.ts';
+import { clip, freewayError } from '../core/errors.ts';
 import type { KeyModelList } from '../models/key-models.ts';
 
 /** `GET /v1/models`: the curated catalog, serialized once; with key headers, what the request's keys can use. */
@@ -30,7 +30,7 @@ export function retrieveModel(catalog: Catalog, forKeys?: KeyModelList): Request
       return;
     }
     const body = catalog.objectBodies.get(id);
-    if (body === undefined) throw new HttpError(404, 'invalid_request_error', unknownModelMessage(catalog, id, clip(id)));
+    if (body === undefined) throw freewayError('FREEWAY_UNKNOWN_MODEL', { model: clip(id), suggestion: didYouMean(catalog, id) });
     res.type('application/json').send(body);
   };
 }

@@ -1,5 +1,5 @@
 import type { NextFunction, Request, Response } from 'express';
-import { HttpError, invalidRequest } from '../core/errors.ts';
+import { freewayError, invalidField, type HttpError } from '../core/errors.ts';
 
 /** No Content-Encoding, or `identity` in any case, as body-parser accepts. */
 function isIdentity(encoding: string | undefined): boolean {
@@ -67,12 +67,10 @@ const seconds = (ms: number): string => String(Math.round(ms / 10) / 100);
 
 /** The 503 for a body that does not fit BODY_BUFFER_MAX beside those being received. */
 export const bodyBudgetFull = (): HttpError =>
-  new HttpError(503, 'server_error', 'Freeway is receiving too many request bodies at once. Retry shortly.', {
-    'Retry-After': String(BUSY_RETRY_AFTER_SECONDS),
-  });
+  freewayError('FREEWAY_BODIES_BUSY', {}, { headers: { 'Retry-After': String(BUSY_RETRY_AFTER_SECONDS) } });
 
 /** The 408 for a body not received within BODY_TIMEOUT_MS. */
-export const bodyTimedOut = (timeoutMs: number): HttpError => new HttpError(408, 'invalid_request_error', `Request body not received within ${seconds(timeoutMs)} s.`);
+export const bodyTimedOut = (timeoutMs: number): HttpError => freewayError('FREEWAY_BODY_TIMEOUT', { seconds: seconds(timeoutMs) });
 
 /**
  * Reads a JSON request body, whatever its content type (curl's -d sends a
@@ -87,7 +85,7 @@ export const bodyTimedOut = (timeoutMs: number): HttpError => new HttpError(408,
  * to another BODY_LIMIT, and the connection closes after the answer.
  */
 export function jsonBody({ limitBytes, limitText, timeoutMs, budget }: BodyOptions) {
-  const tooLarge = (): HttpError => invalidRequest(`Request body larger than ${limitText}.`, 413);
+  const tooLarge = (): HttpError => freewayError('FREEWAY_BODY_TOO_LARGE', { limit: limitText });
   const busy = bodyBudgetFull;
   const timedOut = (): HttpError => bodyTimedOut(timeoutMs);
   /** Bytes of one request read at most, counting what is dropped. */
@@ -100,7 +98,7 @@ export function jsonBody({ limitBytes, limitText, timeoutMs, budget }: BodyOptio
     if (!isIdentity(req.headers['content-encoding']) || !isUtf8(req.headers['content-type'])) {
       // A client told nothing yet sends nothing more: this connection cannot carry another request.
       if (expectsContinue) res.setHeader('Connection', 'close');
-      next(new HttpError(415, 'invalid_request_error', 'Request body must be uncompressed UTF-8 JSON.'));
+      next(freewayError('FREEWAY_BODY_ENCODING'));
       return;
     }
     // Node's parser has already refused a Content-Length that is not a number.
@@ -171,7 +169,7 @@ export function jsonBody({ limitBytes, limitText, timeoutMs, budget }: BodyOptio
         try {
           body = JSON.parse((chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size)).toString('utf8'));
         } catch {
-          fail(invalidRequest('Validation failed: body: not valid JSON'), false);
+          fail(invalidField('body', 'not valid JSON'), false);
           return;
         }
       }

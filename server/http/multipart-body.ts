@@ -1,7 +1,7 @@
 import busboy from 'busboy';
 import type { NextFunction, Request, Response } from 'express';
 import { bodyBudgetFull, bodyTimedOut, type BodyBudget } from './json-body.ts';
-import { HttpError, invalidRequest } from '../core/errors.ts';
+import { freewayError, invalidField, type HttpError } from '../core/errors.ts';
 
 /** One uploaded file, held in memory (never on disk) until the answer is sent. */
 export interface UploadedFile {
@@ -50,14 +50,14 @@ export function multipartBody(options: MultipartOptions) {
   const readAtMost = (maxFileBytes + ENVELOPE_BYTES) * 2;
   const timedOut = (): HttpError => bodyTimedOut(timeoutMs);
   const busy = bodyBudgetFull;
-  const tooLarge = (): HttpError => invalidRequest(`Validation failed: ${fileField}: larger than AUDIO_MAX_BYTES (${options.maxFileText}).`, 413);
+  const tooLarge = (): HttpError => freewayError('FREEWAY_FILE_TOO_LARGE', { field: fileField, setting: 'AUDIO_MAX_BYTES', limit: options.maxFileText });
 
   return (req: Request, res: Response, next: NextFunction): void => {
     const expectsContinue = req.headers.expect?.toLowerCase() === '100-continue';
     const contentType = req.headers['content-type'] ?? '';
     if (!/^multipart\/form-data\s*;/i.test(contentType)) {
       if (expectsContinue) res.setHeader('Connection', 'close');
-      next(invalidRequest(`Validation failed: body: must be multipart/form-data with the audio in a "${fileField}" field`));
+      next(invalidField('body', `must be multipart/form-data with the audio in a "${fileField}" field`));
       return;
     }
     const declared = req.headers['content-length'] === undefined ? undefined : Number(req.headers['content-length']);
@@ -68,7 +68,7 @@ export function multipartBody(options: MultipartOptions) {
         limits: { fileSize: maxFileBytes, files: 1, fields: maxFields, fieldSize: maxFieldBytes, parts: maxFields + 1, fieldNameSize: 100, headerPairs: 20 },
       });
     } catch {
-      next(invalidRequest('Validation failed: body: not a valid multipart/form-data body (no boundary)'));
+      next(invalidField('body', 'not a valid multipart/form-data body (no boundary)'));
       return;
     }
 
@@ -114,13 +114,13 @@ export function multipartBody(options: MultipartOptions) {
 
     parser.on('field', (name, value, info) => {
       if (refusal) return;
-      if (info.valueTruncated) refuse(invalidRequest(`Validation failed: ${name.slice(0, 100)}: longer than ${maxFieldBytes} bytes`));
+      if (info.valueTruncated) refuse(invalidField(name.slice(0, 100), `longer than ${maxFieldBytes} bytes`));
       else fields[name] = value;
     });
     parser.on('file', (name, stream, info) => {
       if (name !== fileField || refusal) {
         stream.on('error', () => {});
-        if (!refusal && name !== fileField) refuse(invalidRequest(`Validation failed: ${name.slice(0, 100)}: unexpected file field; send the audio as "${fileField}"`));
+        if (!refusal && name !== fileField) refuse(invalidField(name.slice(0, 100), `unexpected file field; send the audio as "${fileField}"`));
         stream.resume();
         return;
       }
@@ -139,12 +139,12 @@ export function multipartBody(options: MultipartOptions) {
       });
       stream.on('limit', () => refuse(tooLarge()));
     });
-    parser.on('filesLimit', () => refuse(invalidRequest(`Validation failed: body: one file at most, in "${fileField}"`)));
-    parser.on('fieldsLimit', () => refuse(invalidRequest(`Validation failed: body: more than ${maxFields} fields`)));
-    parser.on('partsLimit', () => refuse(invalidRequest(`Validation failed: body: more than ${maxFields + 1} parts`)));
+    parser.on('filesLimit', () => refuse(invalidField('body', `one file at most, in "${fileField}"`)));
+    parser.on('fieldsLimit', () => refuse(invalidField('body', `more than ${maxFields} fields`)));
+    parser.on('partsLimit', () => refuse(invalidField('body', `more than ${maxFields + 1} parts`)));
     parser.on('error', () => {
       // A malformed body: the parser cannot tell where it ends, so the connection cannot carry another request.
-      fail(refusal ?? invalidRequest('Validation failed: body: not a valid multipart/form-data body'), true);
+      fail(refusal ?? invalidField('body', 'not a valid multipart/form-data body'), true);
     });
     parser.on('close', () => {
       if (done) return;

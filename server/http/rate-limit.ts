@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
 import type { Request, RequestHandler } from 'express';
 import { rateLimit, type Store } from 'express-rate-limit';
-import { errorBody } from '../core/errors.ts';
+import { errorBody, freewayError } from '../core/errors.ts';
 import { detachedString } from '../core/detached-string.ts';
 import { createSlidingWindowStore } from '../state/sliding-window-store.ts';
 
@@ -212,9 +212,9 @@ export function createRateLimit({ max, windowMs, ipv6Subnet, store, onRefused }:
       res.setHeader('Retry-After', String(seconds));
       onRefused?.();
       const format = res.locals.errorBody ?? errorBody;
-      const message = `Rate limit exceeded. Retry after ${seconds} seconds.`;
+      const { status, type, message } = freewayError('FREEWAY_RATE_LIMITED', { seconds });
       res.locals.failure = message;
-      res.status(429).json(format(429, 'rate_limit_error', message));
+      res.status(status).json(format(status, type, message));
     },
   });
   return Object.assign(middleware, { store: windowStore });

@@ -3,7 +3,7 @@ import { createServer, STATUS_CODES, type RequestListener, type Server, type Ser
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { Config } from '../config/index.ts';
-import { errorBody } from '../core/errors.ts';
+import { errorBody, freewayError, type HttpError } from '../core/errors.ts';
 
 /**
  * How long Node's HTTP server waits for a client, besides BODY_TIMEOUT_MS
@@ -31,16 +31,16 @@ export function serverTimeouts(config: { readonly timeouts: Pick<Config['timeout
 }
 
 /** What each error of Node's HTTP parser means for the client. */
-function parserError(code: string | undefined): [number, string] {
+function parserError(code: string | undefined): HttpError {
   switch (code) {
     case 'HPE_HEADER_OVERFLOW':
-      return [431, 'Request headers too large.'];
+      return freewayError('FREEWAY_HEADERS_TOO_LARGE');
     case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
-      return [413, 'Chunk extensions too large.'];
+      return freewayError('FREEWAY_CHUNK_EXTENSIONS_TOO_LARGE');
     case 'ERR_HTTP_REQUEST_TIMEOUT':
-      return [408, 'Request not received in time.'];
+      return freewayError('FREEWAY_REQUEST_TIMEOUT');
     default:
-      return [400, 'Malformed HTTP request.'];
+      return freewayError('FREEWAY_MALFORMED_HTTP');
   }
 }
 
@@ -56,8 +56,8 @@ function answerClientError() {
       socket.destroy();
       return;
     }
-    const [status, message] = parserError(error.code);
-    const body = JSON.stringify(errorBody(status, 'invalid_request_error', message));
+    const { status, type, message } = parserError(error.code);
+    const body = JSON.stringify(errorBody(status, type, message));
     socket.end(
       `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
         `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,

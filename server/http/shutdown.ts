@@ -1,3 +1,4 @@
+import { errorCatalogue } from '../core/errors.ts';
 /**
  * Lets a stopping server answer the requests still running when
  * SHUTDOWN_TIMEOUT_MS runs out, instead of cutting them silently. Each running
@@ -17,7 +18,7 @@ export interface Shutdown {
   interrupt(): void;
 }
 
-export const SHUTTING_DOWN_MESSAGE = 'Freeway is shutting down. Send the request again.';
+export const SHUTTING_DOWN_MESSAGE = errorCatalogue.FREEWAY_SHUTTING_DOWN.message;
 
 export function createShutdown(): Shutdown {
   const running = new Set<() => void>();

@@ -88,7 +88,7 @@ describe('Messages API errors and operations', function () {
     const invalid: Array<[string, unknown, string]> = [
       ['max_tokens missing', { model: 'claude-sonnet-4-6', messages: [{ role: 'user', content: 'Hi' }] }, 'Validation failed: max_tokens: is required'],
       ['model missing', { max_tokens: 5, messages: [{ role: 'user', content: 'Hi' }] }, 'Validation failed: model: is required'],
-      ['messages empty', hi('claude-sonnet-4-6', { messages: [] }), 'Validation failed: messages: must have at least 1 item'],
+      ['messages empty', hi('claude-sonnet-4-6', { messages: [] }), 'Validation failed: messages: must NOT have fewer than 1 items'],
       ['a role Anthropic does not have', hi('claude-sonnet-4-6', { messages: [{ role: 'tool', content: 'x' }] }), 'Validation failed: messages.0.role: must be one of user, assistant, system'],
       [
         'an unknown block type',
@@ -121,10 +121,10 @@ describe('Messages API errors and operations', function () {
         hi('claude-sonnet-4-6', { tools: [{ name: 'a', input_schema: { type: 'object' } }], tool_choice: { type: 'tool', name: 'b' } }),
         'Validation failed: tool_choice.name: names no tool of the request: b',
       ],
-      ['temperature above 1', hi('claude-sonnet-4-6', { temperature: 1.5 }), 'Validation failed: temperature: must be from 0 to 1'],
+      ['temperature above 1', hi('claude-sonnet-4-6', { temperature: 1.5 }), 'Validation failed: temperature: must be <= 1'],
       ['thinking without a budget', hi('claude-sonnet-4-6', { thinking: { type: 'enabled' } }), 'Validation failed: thinking.budget_tokens: is required'],
       ['an unknown output_config.effort', hi('claude-sonnet-4-6', { output_config: { effort: 'extreme' } }), 'Validation failed: output_config.effort: must be one of low, medium, high, xhigh, max'],
-      ['a body that is not an object', [1, 2], 'Validation failed: body: must be an object'],
+      ['a body that is not an object', [1, 2], 'Validation failed: body: must be object'],
       [
         'a tool schema nested too deep',
         hi('claude-sonnet-4-6', { tools: [{ name: 'deep', input_schema: nested(100) }] }),

@@ -8,11 +8,11 @@ import type {
   LanguageModelV4ToolChoice,
 } from '@ai-sdk/provider';
 import type { Capability, RequestExtras } from '../../../providers/types.ts';
-import { invalidRequest } from '../../core/errors.ts';
 import { imageURLToFilePart } from '../image-url.ts';
 import type { CallOptions } from '../../routing/upstream.ts';
 import type { ChatMessage, ChatRequest, FilePart, ImagePart, TextPart, ToolChoice } from './types.ts';
 import { parseToolArguments } from '../tool-arguments.ts';
+import { fail } from '../validation.ts';
 
 function joinText(content: string | readonly TextPart[] | null | undefined): string {
   if (content == null) return '';
@@ -27,13 +27,13 @@ const base64DataURL = /^data:([^;,]+);base64,/;
 /** A `file` part (a PDF, inline) -> the AI SDK's file part. `field` names the part's `file` for the 400s. */
 function documentToFilePart(part: FilePart, field: string): LanguageModelV4FilePart {
   if (part.file.file_id !== undefined) {
-    throw invalidRequest(`Validation failed: ${field}.file_id: Freeway keeps no files; send the document inline as file_data`);
+    fail(`${field}.file_id`, 'Freeway keeps no files; send the document inline as file_data');
   }
   const data = part.file.file_data;
-  if (data === undefined) throw invalidRequest(`Validation failed: ${field}.file_data: is required`);
+  if (data === undefined) fail(`${field}.file_data`, 'is required');
   const match = base64DataURL.exec(data);
-  if (!match) throw invalidRequest(`Validation failed: ${field}.file_data: must be a base64 data URL (data:application/pdf;base64,...)`);
-  if (match[1] !== 'application/pdf') throw invalidRequest(`Validation failed: ${field}.file_data: only application/pdf documents are supported`);
+  if (!match) fail(`${field}.file_data`, 'must be a base64 data URL (data:application/pdf;base64,...)');
+  if (match[1] !== 'application/pdf') fail(`${field}.file_data`, 'only application/pdf documents are supported');
   const filePart: LanguageModelV4FilePart = { type: 'file', mediaType: 'application/pdf', data: { type: 'data', data: data.slice(match[0].length) } };
   if (part.file.filename !== undefined) filePart.filename = part.file.filename;
   return filePart;

@@ -1,6 +1,6 @@
 import type { Request, RequestHandler, Response } from 'express';
 import type { Catalog } from '../../../catalog/catalog.ts';
-import { clip, HttpError } from '../../core/errors.ts';
+import { clip, freewayError } from '../../core/errors.ts';
 import type { ClientApi } from '../completion.ts';
 import { estimateInputTokens } from './count-tokens.ts';
 import { requiredCapabilities, toCallOptions, toExtras } from './request.ts';
@@ -29,7 +29,7 @@ export function countTokens(catalog: Catalog, resolve: (model: string) => string
   return (req: Request, res: Response) => {
     const request = parseMessagesRequest(req.body, true);
     const target = resolve(request.model);
-    if (!catalog.byId.has(target)) throw new HttpError(404, 'invalid_request_error', `Unknown model: ${clip(request.model)}. GET /v1/models lists the models.`);
+    if (!catalog.byId.has(target)) throw freewayError('FREEWAY_UNKNOWN_MODEL', { model: clip(request.model), suggestion: '' });
     res.json({ input_tokens: estimateInputTokens(request) });
   };
 }

@@ -1,6 +1,7 @@
 import type { Request, RequestHandler, Response } from 'express';
 import type { Catalog, ModelObject } from '../../../catalog/catalog.ts';
-import { clip, HttpError, invalidRequest } from '../../core/errors.ts';
+import { clip, freewayError } from '../../core/errors.ts';
+import { fail } from '../validation.ts';
 import type { KeyModelList } from '../../models/key-models.ts';
 import { modelIdOf } from '../models.ts';
 
@@ -19,7 +20,7 @@ function pageParams(req: Request): { limit: number; afterId: string | null; befo
   const query = new URLSearchParams(at === -1 ? '' : req.originalUrl.slice(at + 1));
   const rawLimit = query.get('limit');
   const limit = rawLimit === null ? DEFAULT_LIMIT : Number(rawLimit);
-  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) throw invalidRequest(`Validation failed: limit: must be an integer from 1 to ${MAX_LIMIT}`);
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) fail('limit', `must be an integer from 1 to ${MAX_LIMIT}`);
   return { limit, afterId: query.get('after_id'), beforeId: query.get('before_id') };
 }
 
@@ -100,7 +101,7 @@ export function anthropicModels(catalog: Catalog, created: number, forKeys?: Key
     async retrieve(req: Request, res: Response) {
       const id = modelIdOf(req);
       const body = (await keyed(req))?.bodies.get(id) ?? allBodies.get(id);
-      if (body === undefined) throw new HttpError(404, 'invalid_request_error', `Unknown model: ${clip(id)}. GET /v1/models lists the models.`);
+      if (body === undefined) throw freewayError('FREEWAY_UNKNOWN_MODEL', { model: clip(id), suggestion: '' });
       res.type('application/json').send(body);
     },
   };

@@ -1,6 +1,6 @@
-import { invalidRequest } from '../../core/errors.ts';
 import { assertSchemaDepth } from '../json-depth.ts';
-import { INT32_MAX, MAX_MODEL_ID_LENGTH, modelIdTooLong } from '../limits.ts';
+import { INT32_MAX, MAX_MODEL_ID_LENGTH } from '../limits.ts';
+import { array, fail, httpUrl, isObject, maxLength, nonEmptyString, object, oneOf, optionalNumber, phrase, string, type Fields } from '../validation.ts';
 import type {
   AssistantBlock,
   DocumentBlock,
@@ -16,128 +16,92 @@ import type {
 } from './types.ts';
 
 /**
- * Checks a Messages API body by hand: the shapes are small, and walking them
- * gives a message naming the exact field (`messages.2.content.0.source.type`)
- * without a schema compiler at start-up. Unknown fields are ignored.
+ * Checks a Messages API body with the shared field checks of ../validation.ts:
+ * the message names the exact field (`messages.2.content.0.source.type`).
+ * Unknown fields are ignored.
  */
 
-type Fields = Record<string, unknown>;
-
-const fail = (path: string, detail: string): Error => invalidRequest(`Validation failed: ${path}: ${detail}`);
-
-const isObject = (value: unknown): value is Fields => typeof value === 'object' && value !== null && !Array.isArray(value);
-
-function object(value: unknown, path: string): Fields {
-  if (!isObject(value)) throw fail(path, 'must be an object');
-  return value;
-}
-
-function string(fields: Fields, key: string, path: string): string {
-  const value = fields[key];
-  if (value === undefined) throw fail(`${path}${key}`, 'is required');
-  if (typeof value !== 'string') throw fail(`${path}${key}`, 'must be a string');
-  return value;
-}
-
-function optionalNumber(fields: Fields, key: string, min: number, max: number, integer = false): void {
-  const value = fields[key];
-  if (value === undefined || value === null) return;
-  if (typeof value !== 'number' || !Number.isFinite(value) || (integer && !Number.isInteger(value))) {
-    throw fail(key, integer ? 'must be an integer' : 'must be a number');
-  }
-  if (value < min || value > max) throw fail(key, `must be from ${min} to ${max}`);
-}
-
-function oneOf(fields: Fields, key: string, path: string, allowed: readonly string[]): string {
-  const value = string(fields, key, path);
-  if (!allowed.includes(value)) throw fail(`${path}${key}`, `must be one of ${allowed.join(', ')}`);
-  return value;
-}
-
 const imageMediaTypes = ['image/jpeg', 'image/png', 'image/gif', 'image/webp'];
-
-function checkHttpUrl(url: string, path: string): void {
-  const parsed = URL.parse(url);
-  if (parsed?.protocol !== 'http:' && parsed?.protocol !== 'https:') throw fail(path, 'must be an http(s) URL');
-}
 
 const noFiles = 'Freeway keeps no files: send the content inline (base64 or url)';
 
 function checkImage(block: Fields, path: string): ImageBlock {
   const source = object(block.source, `${path}.source`);
-  const type = oneOf(source, 'type', `${path}.source.`, ['base64', 'url', 'file']);
-  if (type === 'file') throw fail(`${path}.source`, noFiles);
+  const type = oneOf(source.type, `${path}.source.type`, ['base64', 'url', 'file']);
+  if (type === 'file') fail(`${path}.source`, noFiles);
   if (type === 'base64') {
-    oneOf(source, 'media_type', `${path}.source.`, imageMediaTypes);
-    string(source, 'data', `${path}.source.`);
+    oneOf(source.media_type, `${path}.source.media_type`, imageMediaTypes);
+    string(source.data, `${path}.source.data`);
   } else {
-    checkHttpUrl(string(source, 'url', `${path}.source.`), `${path}.source.url`);
+    httpUrl(source.url, `${path}.source.url`);
   }
   return block as unknown as ImageBlock;
 }
 
 function checkText(block: Fields, path: string): TextBlock {
-  string(block, 'text', `${path}.`);
+  string(block.text, `${path}.text`);
   return block as unknown as TextBlock;
 }
 
 function checkTextBlocks(value: unknown, path: string): void {
   if (typeof value === 'string') return;
-  if (!Array.isArray(value)) throw fail(path, 'must be a string or an array of text blocks');
+  if (!Array.isArray(value)) fail(path, phrase.type('string', 'array'));
   for (const [index, item] of value.entries()) {
     const block = object(item, `${path}.${index}`);
-    oneOf(block, 'type', `${path}.${index}.`, ['text']);
+    oneOf(block.type, `${path}.${index}.type`, ['text']);
     checkText(block, `${path}.${index}`);
+  }
+}
+
+/** A document's `content` source: a string, or text and image blocks. */
+function checkContentSource(content: unknown, path: string): void {
+  if (typeof content === 'string') return;
+  if (!Array.isArray(content)) fail(path, phrase.type('string', 'array'));
+  for (const [index, item] of content.entries()) {
+    const innerPath = `${path}.${index}`;
+    const inner = object(item, innerPath);
+    if (oneOf(inner.type, `${innerPath}.type`, ['text', 'image']) === 'text') checkText(inner, innerPath);
+    else checkImage(inner, innerPath);
   }
 }
 
 function checkDocument(block: Fields, path: string): DocumentBlock {
   const source = object(block.source, `${path}.source`);
-  const type = oneOf(source, 'type', `${path}.source.`, ['base64', 'url', 'text', 'content', 'file']);
-  switch (type) {
+  switch (oneOf(source.type, `${path}.source.type`, ['base64', 'url', 'text', 'content', 'file'])) {
     case 'file':
-      throw fail(`${path}.source`, noFiles);
+      fail(`${path}.source`, noFiles);
     case 'base64':
-      oneOf(source, 'media_type', `${path}.source.`, ['application/pdf']);
-      string(source, 'data', `${path}.source.`);
+      oneOf(source.media_type, `${path}.source.media_type`, ['application/pdf']);
+      string(source.data, `${path}.source.data`);
       break;
     case 'url':
-      checkHttpUrl(string(source, 'url', `${path}.source.`), `${path}.source.url`);
+      httpUrl(source.url, `${path}.source.url`);
       break;
     case 'text':
-      string(source, 'data', `${path}.source.`);
+      string(source.data, `${path}.source.data`);
       break;
-    case 'content': {
-      const content = source.content;
-      if (typeof content === 'string') break;
-      if (!Array.isArray(content)) throw fail(`${path}.source.content`, 'must be a string or an array of text and image blocks');
-      for (const [index, item] of content.entries()) {
-        const inner = object(item, `${path}.source.content.${index}`);
-        const innerPath = `${path}.source.content.${index}`;
-        if (oneOf(inner, 'type', `${innerPath}.`, ['text', 'image']) === 'text') checkText(inner, innerPath);
-        else checkImage(inner, innerPath);
-      }
+    case 'content':
+      checkContentSource(source.content, `${path}.source.content`);
       break;
-    }
   }
   return block as unknown as DocumentBlock;
 }
 
 function checkToolResult(block: Fields, path: string): ToolResultBlock {
-  string(block, 'tool_use_id', `${path}.`);
+  string(block.tool_use_id, `${path}.tool_use_id`);
   const content = block.content;
   if (content !== undefined && typeof content !== 'string') {
-    if (!Array.isArray(content)) throw fail(`${path}.content`, 'must be a string or an array of blocks');
+    if (!Array.isArray(content)) fail(`${path}.content`, phrase.type('string', 'array'));
     for (const [index, item] of content.entries()) {
-      const inner = object(item, `${path}.content.${index}`);
       const innerPath = `${path}.content.${index}`;
-      const type = oneOf(inner, 'type', `${innerPath}.`, ['text', 'image', 'document']);
+      const inner = object(item, innerPath);
+      const type = oneOf(inner.type, `${innerPath}.type`, ['text', 'image', 'document']);
       if (type === 'text') checkText(inner, innerPath);
       else if (type === 'image') checkImage(inner, innerPath);
       else checkDocument(inner, innerPath);
     }
   }
-  if (block.is_error !== undefined && typeof block.is_error !== 'boolean') throw fail(`${path}.is_error`, 'must be a boolean');
+  if (block.is_error !== undefined && typeof block.is_error !== 'boolean') fail(`${path}.is_error`, phrase.type('boolean'));
   return block as unknown as ToolResultBlock;
 }
 
@@ -145,7 +109,7 @@ const userTypes = ['text', 'image', 'document', 'tool_result'];
 const assistantTypes = ['text', 'tool_use', 'thinking', 'redacted_thinking'];
 
 function checkUserBlock(block: Fields, path: string): UserBlock {
-  switch (oneOf(block, 'type', `${path}.`, userTypes)) {
+  switch (oneOf(block.type, `${path}.type`, userTypes)) {
     case 'text':
       return checkText(block, path);
     case 'image':
@@ -158,38 +122,37 @@ function checkUserBlock(block: Fields, path: string): UserBlock {
 }
 
 function checkAssistantBlock(block: Fields, path: string): AssistantBlock {
-  switch (oneOf(block, 'type', `${path}.`, assistantTypes)) {
+  switch (oneOf(block.type, `${path}.type`, assistantTypes)) {
     case 'text':
       return checkText(block, path);
     case 'tool_use':
-      string(block, 'id', `${path}.`);
-      string(block, 'name', `${path}.`);
-      if (!isObject(block.input)) throw fail(`${path}.input`, 'must be an object');
+      string(block.id, `${path}.id`);
+      string(block.name, `${path}.name`);
+      object(block.input, `${path}.input`);
       // Providers' SDKs serialize it again, recursively.
       assertSchemaDepth(block.input, `${path}.input`);
       break;
     case 'thinking':
-      string(block, 'thinking', `${path}.`);
+      string(block.thinking, `${path}.thinking`);
       break;
     case 'redacted_thinking':
-      string(block, 'data', `${path}.`);
+      string(block.data, `${path}.data`);
       break;
   }
   return block as unknown as AssistantBlock;
 }
 
 function checkMessages(value: unknown): Message[] {
-  if (value === undefined) throw fail('messages', 'is required');
-  if (!Array.isArray(value)) throw fail('messages', 'must be an array');
-  if (value.length === 0) throw fail('messages', 'must have at least 1 item');
-  for (const [index, item] of value.entries()) {
+  const messages = array(value, 'messages');
+  if (messages.length === 0) fail('messages', phrase.minItems(1));
+  for (const [index, item] of messages.entries()) {
     const path = `messages.${index}`;
     const message = object(item, path);
-    const role = oneOf(message, 'role', `${path}.`, ['user', 'assistant', 'system']);
+    const role = oneOf(message.role, `${path}.role`, ['user', 'assistant', 'system']);
     const content = message.content;
-    if (content === undefined) throw fail(`${path}.content`, 'is required');
+    if (content === undefined) fail(`${path}.content`, phrase.required);
     if (typeof content === 'string') continue;
-    if (!Array.isArray(content)) throw fail(`${path}.content`, 'must be a string or an array of content blocks');
+    if (!Array.isArray(content)) fail(`${path}.content`, phrase.type('string', 'array'));
     if (role === 'system') {
       checkTextBlocks(content, `${path}.content`);
       continue;
@@ -200,42 +163,41 @@ function checkMessages(value: unknown): Message[] {
       else checkAssistantBlock(block, `${path}.content.${at}`);
     }
   }
-  return value as Message[];
+  return messages as Message[];
 }
 
 const toolNamePattern = /^[a-zA-Z0-9_-]{1,128}$/;
 
 function checkTools(value: unknown): Tool[] | undefined {
   if (value === undefined || value === null) return undefined;
-  if (!Array.isArray(value)) throw fail('tools', 'must be an array');
-  for (const [index, item] of value.entries()) {
+  const tools = array(value, 'tools');
+  for (const [index, item] of tools.entries()) {
     const path = `tools.${index}`;
     const tool = object(item, path);
     const type = tool.type;
     if (type !== undefined && type !== null && type !== 'custom') {
       const name = typeof tool.name === 'string' ? tool.name : String(type);
-      throw fail(path, `${name} (${String(type)}) is a server tool, which Freeway does not run; only custom tools (name, description, input_schema) are supported`);
+      fail(path, `${name} (${String(type)}) is a server tool, which Freeway does not run; only custom tools (name, description, input_schema) are supported`);
     }
-    const name = string(tool, 'name', `${path}.`);
-    if (!toolNamePattern.test(name)) throw fail(`${path}.name`, 'must be 1 to 128 letters, digits, _ or -');
-    if (tool.description !== undefined && typeof tool.description !== 'string') throw fail(`${path}.description`, 'must be a string');
-    if (tool.input_schema === undefined) throw fail(`${path}.input_schema`, 'is required');
+    const name = string(tool.name, `${path}.name`);
+    if (!toolNamePattern.test(name)) fail(`${path}.name`, 'must be 1 to 128 letters, digits, _ or -');
+    if (tool.description !== undefined && typeof tool.description !== 'string') fail(`${path}.description`, phrase.type('string'));
     object(tool.input_schema, `${path}.input_schema`);
     assertSchemaDepth(tool.input_schema, `${path}.input_schema`);
   }
-  return value as Tool[];
+  return tools as Tool[];
 }
 
 function checkToolChoice(value: unknown, tools: Tool[] | undefined): ToolChoice | undefined {
   if (value === undefined || value === null) return undefined;
   const choice = object(value, 'tool_choice');
-  const type = oneOf(choice, 'type', 'tool_choice.', ['auto', 'any', 'tool', 'none']);
+  const type = oneOf(choice.type, 'tool_choice.type', ['auto', 'any', 'tool', 'none']);
   if (type === 'tool') {
-    const name = string(choice, 'name', 'tool_choice.');
-    if (!tools?.some((tool) => tool.name === name)) throw fail('tool_choice.name', `names no tool of the request: ${name}`);
+    const name = string(choice.name, 'tool_choice.name');
+    if (!tools?.some((tool) => tool.name === name)) fail('tool_choice.name', `names no tool of the request: ${name}`);
   }
   if (choice.disable_parallel_tool_use !== undefined && typeof choice.disable_parallel_tool_use !== 'boolean') {
-    throw fail('tool_choice.disable_parallel_tool_use', 'must be a boolean');
+    fail('tool_choice.disable_parallel_tool_use', phrase.type('boolean'));
   }
   return choice as unknown as ToolChoice;
 }
@@ -243,12 +205,13 @@ function checkToolChoice(value: unknown, tools: Tool[] | undefined): ToolChoice 
 function checkThinking(value: unknown): Thinking | undefined {
   if (value === undefined || value === null) return undefined;
   const thinking = object(value, 'thinking');
-  const type = oneOf(thinking, 'type', 'thinking.', ['enabled', 'disabled', 'adaptive', 'between_tools']);
-  if (thinking.display !== undefined && thinking.display !== null) oneOf(thinking, 'display', 'thinking.', ['summarized', 'omitted']);
+  const type = oneOf(thinking.type, 'thinking.type', ['enabled', 'disabled', 'adaptive', 'between_tools']);
+  if (thinking.display !== undefined && thinking.display !== null) oneOf(thinking.display, 'thinking.display', ['summarized', 'omitted']);
   if (type === 'enabled') {
     const budget = thinking.budget_tokens;
-    if (budget === undefined) throw fail('thinking.budget_tokens', 'is required');
-    if (typeof budget !== 'number' || !Number.isInteger(budget) || budget < 1) throw fail('thinking.budget_tokens', 'must be a positive integer');
+    if (budget === undefined) fail('thinking.budget_tokens', phrase.required);
+    if (typeof budget !== 'number' || !Number.isInteger(budget)) fail('thinking.budget_tokens', phrase.type('integer'));
+    if (budget < 1) fail('thinking.budget_tokens', phrase.minimum(1));
   }
   return thinking as unknown as Thinking;
 }
@@ -256,14 +219,31 @@ function checkThinking(value: unknown): Thinking | undefined {
 function checkOutputConfig(value: unknown): void {
   if (value === undefined || value === null) return;
   const config = object(value, 'output_config');
-  if (config.effort !== undefined && config.effort !== null) oneOf(config, 'effort', 'output_config.', ['low', 'medium', 'high', 'xhigh', 'max']);
+  if (config.effort !== undefined && config.effort !== null) oneOf(config.effort, 'output_config.effort', ['low', 'medium', 'high', 'xhigh', 'max']);
   if (config.format !== undefined && config.format !== null) {
     const format = object(config.format, 'output_config.format');
-    oneOf(format, 'type', 'output_config.format.', ['json_schema']);
-    if (format.schema === undefined) throw fail('output_config.format.schema', 'is required');
+    oneOf(format.type, 'output_config.format.type', ['json_schema']);
     object(format.schema, 'output_config.format.schema');
     assertSchemaDepth(format.schema, 'output_config.format.schema');
   }
+}
+
+/** The scalar fields of the body: sampling, stop sequences, metadata, stream. */
+function checkScalars(fields: Fields): void {
+  optionalNumber(fields.temperature, 'temperature', { min: 0, max: 1 });
+  optionalNumber(fields.top_p, 'top_p', { min: 0, max: 1 });
+  optionalNumber(fields.top_k, 'top_k', { min: 0, max: INT32_MAX, integer: true });
+  const stop = fields.stop_sequences;
+  if (stop !== undefined && stop !== null) {
+    if (!Array.isArray(stop)) fail('stop_sequences', phrase.type('array', 'null'));
+    stop.forEach((item, index) => string(item, `stop_sequences.${index}`));
+  }
+  const metadata = fields.metadata;
+  if (metadata !== undefined && metadata !== null) {
+    const user = object(metadata, 'metadata').user_id;
+    if (user !== undefined && user !== null && typeof user !== 'string') fail('metadata.user_id', phrase.type('string', 'null'));
+  }
+  if (fields.stream !== undefined && fields.stream !== null && typeof fields.stream !== 'boolean') fail('stream', phrase.type('boolean', 'null'));
 }
 
 /**
@@ -271,32 +251,19 @@ function checkOutputConfig(value: unknown): void {
  * bad field. `count_tokens` bodies have no `max_tokens`.
  */
 export function parseMessagesRequest(body: unknown, counting = false): MessagesRequest {
-  const fields = object(body, 'body');
-  const model = string(fields, 'model', '');
-  if (model === '') throw fail('model', 'must not be empty');
-  if (model.length > MAX_MODEL_ID_LENGTH) throw fail('model', modelIdTooLong);
+  if (!isObject(body)) fail('body', phrase.type('object'));
+  const model = nonEmptyString(body.model, 'model');
+  maxLength(model, 'model', MAX_MODEL_ID_LENGTH);
   if (!counting) {
-    if (fields.max_tokens === undefined) throw fail('max_tokens', 'is required');
-    optionalNumber(fields, 'max_tokens', 1, INT32_MAX, true);
+    if (body.max_tokens === undefined) fail('max_tokens', phrase.required);
+    optionalNumber(body.max_tokens, 'max_tokens', { min: 1, max: INT32_MAX, integer: true });
   }
-  checkMessages(fields.messages);
-  if (fields.system !== undefined && fields.system !== null) checkTextBlocks(fields.system, 'system');
-  optionalNumber(fields, 'temperature', 0, 1);
-  optionalNumber(fields, 'top_p', 0, 1);
-  optionalNumber(fields, 'top_k', 0, INT32_MAX, true);
-  const stop = fields.stop_sequences;
-  if (stop !== undefined && stop !== null && (!Array.isArray(stop) || stop.some((item) => typeof item !== 'string'))) {
-    throw fail('stop_sequences', 'must be an array of strings');
-  }
-  const tools = checkTools(fields.tools);
-  checkToolChoice(fields.tool_choice, tools);
-  checkThinking(fields.thinking);
-  checkOutputConfig(fields.output_config);
-  const metadata = fields.metadata;
-  if (metadata !== undefined && metadata !== null) {
-    const user = object(metadata, 'metadata').user_id;
-    if (user !== undefined && user !== null && typeof user !== 'string') throw fail('metadata.user_id', 'must be a string');
-  }
-  if (fields.stream !== undefined && fields.stream !== null && typeof fields.stream !== 'boolean') throw fail('stream', 'must be a boolean');
-  return fields as unknown as MessagesRequest;
+  checkMessages(body.messages);
+  if (body.system !== undefined && body.system !== null) checkTextBlocks(body.system, 'system');
+  checkScalars(body);
+  const tools = checkTools(body.tools);
+  checkToolChoice(body.tool_choice, tools);
+  checkThinking(body.thinking);
+  checkOutputConfig(body.output_config);
+  return body as unknown as MessagesRequest;
 }

@@ -1,7 +1,7 @@
 import type { Request, RequestHandler, Response } from 'express';
 import type { Catalog } from '../../../catalog/catalog.ts';
 import type { FetchFunction, ProviderPlugin } from '../../../providers/types.ts';
-import { HttpError } from '../../core/errors.ts';
+import { fail } from '../validation.ts';
 import type { Redactor } from '../../core/redact.ts';
 import { type HealthRecord, type HealthStore, type KeyHasher, viewHealth } from '../../routing/health.ts';
 import type { KeyReader } from '../../routing/keys.ts';
@@ -59,7 +59,7 @@ function wantsCheck(req: Request): boolean {
   const value = new URLSearchParams(req.originalUrl.slice(at + 1)).get('check');
   if (value === null || value === '0' || value === 'false') return false;
   if (value === '1' || value === 'true') return true;
-  throw new HttpError(400, 'invalid_request_error', 'Validation failed: check: must be 1 (check the keys now) or absent.');
+  fail('check', 'must be 1 (check the keys now) or absent.');
 }
 
 /** The state shown: health's, `no_credit` from a check health has not heard of since, `unchecked` when nothing is known. */

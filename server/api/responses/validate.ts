@@ -1,58 +1,20 @@
 import type { Config } from '../../config/index.ts';
-import { invalidRequest } from '../../core/errors.ts';
 import { assertSchemaDepth } from '../json-depth.ts';
-import { INT32_MAX, MAX_MODEL_ID_LENGTH, modelIdTooLong } from '../limits.ts';
+import { INT32_MAX, MAX_MODEL_ID_LENGTH } from '../limits.ts';
+import { array, fail, isObject, maxLength, nonEmptyString, object, optionalBoolean, optionalNumber, optionalObject, optionalString, phrase, string, type Fields } from '../validation.ts';
 import type { ClientToolName, FunctionTool, NamespaceTool, InputFile, InputItem, InputText, InputImage, MessageItem, ReasoningEffort, ResponsesRequest, TextFormat, ToolChoice } from './types.ts';
 
 /**
- * Validates a Responses request by hand: its input items are a union whose
- * discriminator (`type`) is optional for messages, which a schema validator
- * only reports as "matched no branch". Every failure names the field.
+ * Parses a Responses request with the shared field checks of ../validation.ts:
+ * its input items are a union whose discriminator (`type`) is optional for
+ * messages, which a schema validator only reports as "matched no branch".
+ * Every failure names the field.
  */
-
-type Json = Record<string, unknown>;
-
-function fail(field: string, detail: string): never {
-  throw invalidRequest(`Validation failed: ${field}: ${detail}`);
-}
-
-const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
-
-function typeName(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'array';
-  return typeof value;
-}
-
-function string(value: unknown, field: string): string {
-  if (value === undefined) fail(field, 'is required');
-  if (typeof value !== 'string') fail(field, `must be string, not ${typeName(value)}`);
-  return value;
-}
-
-function optionalString(value: unknown, field: string): string | undefined {
-  return value == null ? undefined : string(value, field);
-}
-
-function optionalBoolean(value: unknown, field: string): boolean | undefined {
-  if (value == null) return undefined;
-  if (typeof value !== 'boolean') fail(field, `must be boolean, not ${typeName(value)}`);
-  return value;
-}
-
-function optionalNumber(value: unknown, field: string, min: number, max: number, integer = false): number | null {
-  if (value == null) return null;
-  if (typeof value !== 'number' || !Number.isFinite(value)) fail(field, `must be ${integer ? 'integer' : 'number'}, not ${typeName(value)}`);
-  if (integer && !Number.isInteger(value)) fail(field, 'must be integer');
-  if (value < min) fail(field, `must be >= ${min}`);
-  if (value > max) fail(field, `must be <= ${max}`);
-  return value;
-}
 
 const statelessHint = 'Freeway keeps no state; send the whole conversation in input instead';
 
 /** Fields that only make sense with state kept on the server. */
-function refuseState(body: Json): void {
+function refuseState(body: Fields): void {
   if (body.previous_response_id != null) fail('previous_response_id', statelessHint);
   if (body.conversation != null) fail('conversation', statelessHint);
   if (body.background === true) fail('background', 'Freeway keeps no state, so it cannot run a response in the background');
@@ -95,11 +57,11 @@ export function modelToolName(namespace: string, name: string): string {
   return namespace.endsWith('__') ? namespace + name : `${namespace}__${name}`;
 }
 
-function parseFunction(tool: Json, field: string): FunctionTool {
+function parseFunction(tool: Fields, field: string): FunctionTool {
   const name = string(tool.name, `${field}.name`);
   if (!toolName.test(name)) fail(`${field}.name`, 'must be 1 to 64 letters, digits, underscores or dashes');
   const parameters = tool.parameters ?? null;
-  if (parameters !== null && !isObject(parameters)) fail(`${field}.parameters`, `must be object, not ${typeName(parameters)}`);
+  if (parameters !== null && !isObject(parameters)) fail(`${field}.parameters`, phrase.type('object'));
   assertSchemaDepth(parameters, `${field}.parameters`);
   const description = optionalString(tool.description, `${field}.description`);
   const result: FunctionTool = { type: 'function', name, parameters, strict: optionalBoolean(tool.strict, `${field}.strict`) ?? null };
@@ -116,14 +78,12 @@ interface Tools {
 
 const noNamespaces: ReadonlyMap<string, ClientToolName> = new Map();
 
-function parseNamespace(tool: Json, field: string, into: Tools): NamespaceTool {
+function parseNamespace(tool: Fields, field: string, into: Tools): NamespaceTool {
   const namespace = string(tool.name, `${field}.name`);
   if (!toolName.test(namespace)) fail(`${field}.name`, 'must be 1 to 64 letters, digits, underscores or dashes');
-  const members = tool.tools;
-  if (!Array.isArray(members)) fail(`${field}.tools`, members === undefined ? 'is required' : `must be array, not ${typeName(members)}`);
-  const functions = members.map((member, index): FunctionTool => {
+  const functions = array(tool.tools, `${field}.tools`).map((member, index): FunctionTool => {
     const at = `${field}.tools.${index}`;
-    if (!isObject(member)) fail(at, `must be object, not ${typeName(member)}`);
+    if (!isObject(member)) fail(at, phrase.type('object'));
     if (member.type !== 'function') fail(`${at}.type`, `${String(member.type)} tools are not supported in a namespace; Freeway offers only function tools`);
     const fn = parseFunction(member, at);
     const visible = modelToolName(namespace, fn.name);
@@ -138,11 +98,11 @@ function parseNamespace(tool: Json, field: string, into: Tools): NamespaceTool {
 
 function parseTools(value: unknown, options: ResponsesParseOptions): Tools {
   if (value == null) return { tools: [], functions: [], namespaced: noNamespaces as Map<string, ClientToolName>, droppedTools: [] };
-  if (!Array.isArray(value)) fail('tools', `must be array, not ${typeName(value)}`);
+  if (!Array.isArray(value)) fail('tools', phrase.type('array'));
   const result: Tools = { tools: [], functions: [], namespaced: new Map(), droppedTools: [] };
   for (const [index, tool] of value.entries()) {
     const field = `tools.${index}`;
-    if (!isObject(tool)) fail(field, `must be object, not ${typeName(tool)}`);
+    if (!isObject(tool)) fail(field, phrase.type('object'));
     const type = string(tool.type, `${field}.type`);
     if (type === 'function') {
       const fn = parseFunction(tool, field);
@@ -190,18 +150,14 @@ function parseToolChoice(value: unknown, namespaced: ReadonlyMap<string, ClientT
 }
 
 function parseTextFormat(value: unknown): TextFormat {
-  if (value == null) return { type: 'text' };
-  if (!isObject(value)) fail('text', `must be object, not ${typeName(value)}`);
-  const format = value.format;
-  if (format == null) return { type: 'text' };
-  if (!isObject(format)) fail('text.format', `must be object, not ${typeName(format)}`);
+  const format = optionalObject(optionalObject(value, 'text')?.format, 'text.format');
+  if (format === undefined) return { type: 'text' };
   switch (format.type) {
     case 'text':
     case 'json_object':
       return { type: format.type };
     case 'json_schema': {
-      const schema = format.schema;
-      if (!isObject(schema)) fail('text.format.schema', schema === undefined ? 'is required' : `must be object, not ${typeName(schema)}`);
+      const schema = object(format.schema, 'text.format.schema');
       assertSchemaDepth(schema, 'text.format.schema');
       const result: TextFormat = { type: 'json_schema', name: string(format.name, 'text.format.name'), schema };
       const description = optionalString(format.description, 'text.format.description');
@@ -211,32 +167,30 @@ function parseTextFormat(value: unknown): TextFormat {
       return result;
     }
     default:
-      fail('text.format.type', 'must be one of text, json_object, json_schema');
+      fail('text.format.type', phrase.oneOf(['text', 'json_object', 'json_schema']));
   }
 }
 
 const efforts: ReadonlySet<string> = new Set<ReasoningEffort>(['none', 'minimal', 'low', 'medium', 'high', 'xhigh', 'max']);
 
 function parseReasoningEffort(value: unknown): ReasoningEffort | undefined {
-  if (value == null) return undefined;
-  if (!isObject(value)) fail('reasoning', `must be object, not ${typeName(value)}`);
-  const effort = value.effort;
+  const effort = optionalObject(value, 'reasoning')?.effort;
   if (effort == null) return undefined;
-  if (typeof effort !== 'string' || !efforts.has(effort)) fail('reasoning.effort', `must be one of ${[...efforts].join(', ')}`);
+  if (typeof effort !== 'string' || !efforts.has(effort)) fail('reasoning.effort', phrase.oneOf([...efforts]));
   return effort as ReasoningEffort;
 }
 
 function parseMetadata(value: unknown): Record<string, string> {
-  if (value == null) return {};
-  if (!isObject(value)) fail('metadata', `must be object, not ${typeName(value)}`);
-  const entries = Object.entries(value);
-  if (entries.length > 16) fail('metadata', 'must have at most 16 keys');
+  const metadata = optionalObject(value, 'metadata');
+  if (metadata === undefined) return {};
+  const entries = Object.entries(metadata);
+  if (entries.length > 16) fail('metadata', phrase.maxProperties(16));
   for (const [key, item] of entries) {
     if (key.length > 64) fail('metadata', 'keys must be at most 64 characters');
-    if (typeof item !== 'string') fail(`metadata.${key}`, `must be string, not ${typeName(item)}`);
-    if (item.length > 512) fail(`metadata.${key}`, 'must be at most 512 characters');
+    if (typeof item !== 'string') fail(`metadata.${key}`, phrase.type('string'));
+    maxLength(item, `metadata.${key}`, 512);
   }
-  return value as Record<string, string>;
+  return metadata as Record<string, string>;
 }
 
 interface Parsed {
@@ -247,10 +201,10 @@ interface Parsed {
 const base64DataURL = /^data:([^;,]+);base64,/;
 
 /** A PDF inline as a base64 data URL in `file_data`, as the openai SDK sends one. */
-function parseFile(part: Json, field: string): InputFile {
+function parseFile(part: Fields, field: string): InputFile {
   if (part.file_id != null) fail(`${field}.file_id`, 'Freeway keeps no files; send the document inline as file_data');
   if (part.file_url != null) fail(`${field}.file_url`, 'is not supported; send the document inline as file_data');
-  if (part.file_data === undefined) fail(`${field}.file_data`, 'is required');
+  if (part.file_data === undefined) fail(`${field}.file_data`, phrase.required);
   const data = string(part.file_data, `${field}.file_data`);
   const match = base64DataURL.exec(data);
   if (!match) fail(`${field}.file_data`, 'must be a base64 data URL (data:application/pdf;base64,...)');
@@ -261,7 +215,7 @@ function parseFile(part: Json, field: string): InputFile {
   return file;
 }
 
-function parseImage(part: Json, field: string): InputImage {
+function parseImage(part: Fields, field: string): InputImage {
   if (part.file_id != null) fail(`${field}.file_id`, 'Freeway keeps no state and has no uploaded files; send image_url as an http(s) or data URL');
   const url = string(part.image_url, `${field}.image_url`);
   if (!url.startsWith('data:')) {
@@ -276,10 +230,10 @@ function parseImage(part: Json, field: string): InputImage {
 /** A message's content: a string, or parts of the types its role may send. */
 function parseContent(value: unknown, role: MessageItem['role'], field: string, parsed: Parsed): Array<InputText | InputImage | InputFile> {
   if (typeof value === 'string') return [{ type: 'input_text', text: value }];
-  if (!Array.isArray(value)) fail(field, `must be string or array, not ${typeName(value)}`);
+  if (!Array.isArray(value)) fail(field, phrase.type('string', 'array'));
   return value.map((part, index): InputText | InputImage | InputFile => {
     const at = `${field}.${index}`;
-    if (!isObject(part)) fail(at, `must be object, not ${typeName(part)}`);
+    if (!isObject(part)) fail(at, phrase.type('object'));
     switch (part.type) {
       case 'input_text':
       case 'output_text':
@@ -298,22 +252,22 @@ function parseContent(value: unknown, role: MessageItem['role'], field: string, 
       case 'input_audio':
         fail(`${at}.type`, 'input_audio parts are not supported; send text, images or PDFs');
     }
-    fail(`${at}.type`, role === 'assistant' ? 'must be one of output_text, refusal' : 'must be one of input_text, input_image, input_file');
+    fail(`${at}.type`, phrase.oneOf(role === 'assistant' ? ['output_text', 'refusal'] : ['input_text', 'input_image', 'input_file']));
   });
 }
 
 const roles = new Set(['user', 'assistant', 'system', 'developer']);
 
-function parseMessage(item: Json, field: string, parsed: Parsed): MessageItem {
+function parseMessage(item: Fields, field: string, parsed: Parsed): MessageItem {
   const role = item.role;
-  if (typeof role !== 'string' || !roles.has(role)) fail(`${field}.role`, 'must be one of user, assistant, system, developer');
+  if (typeof role !== 'string' || !roles.has(role)) fail(`${field}.role`, phrase.oneOf([...roles]));
   const content = parseContent(item.content, role as MessageItem['role'], `${field}.content`, parsed);
   return { type: 'message', role, content } as MessageItem;
 }
 
 function parseToolOutput(value: unknown, field: string): string {
   if (typeof value === 'string') return value;
-  if (!Array.isArray(value)) fail(field, `must be string or array, not ${typeName(value)}`);
+  if (!Array.isArray(value)) fail(field, phrase.type('string', 'array'));
   let text = '';
   for (const [index, part] of value.entries()) {
     if (!isObject(part) || part.type !== 'input_text') fail(`${field}.${index}.type`, 'only input_text parts are supported in tool outputs');
@@ -324,13 +278,13 @@ function parseToolOutput(value: unknown, field: string): string {
 
 function parseItems(value: unknown, parsed: Parsed): InputItem[] {
   if (typeof value === 'string') return [{ type: 'message', role: 'user', content: [{ type: 'input_text', text: value }] }];
-  if (value === undefined) fail('input', 'is required');
-  if (!Array.isArray(value)) fail('input', `must be string or array, not ${typeName(value)}`);
-  if (value.length === 0) fail('input', 'must not be empty');
+  if (value !== undefined && !Array.isArray(value)) fail('input', phrase.type('string', 'array'));
+  const list = array(value, 'input');
+  if (list.length === 0) fail('input', phrase.minItems(1));
   const items: InputItem[] = [];
-  for (const [index, item] of value.entries()) {
+  for (const [index, item] of list.entries()) {
     const field = `input.${index}`;
-    if (!isObject(item)) fail(field, `must be object, not ${typeName(item)}`);
+    if (!isObject(item)) fail(field, phrase.type('object'));
     switch (item.type ?? 'message') {
       case 'message':
         items.push(parseMessage(item, field, parsed));
@@ -363,12 +317,10 @@ function parseItems(value: unknown, parsed: Parsed): InputItem[] {
 
 /** Checks a parsed body; throws a 400 naming the first bad field. */
 export function parseResponsesRequest(body: unknown, options: ResponsesParseOptions = { hostedTools: 'drop' }): ResponsesRequest {
-  if (!isObject(body)) fail('body', `must be object, not ${typeName(body)}`);
+  if (!isObject(body)) fail('body', phrase.type('object'));
   refuseState(body);
-  if (body.model === undefined) fail('model', 'is required');
-  const model = string(body.model, 'model');
-  if (model === '') fail('model', 'must not be empty');
-  if (model.length > MAX_MODEL_ID_LENGTH) fail('model', modelIdTooLong);
+  const model = nonEmptyString(body.model, 'model');
+  maxLength(model, 'model', MAX_MODEL_ID_LENGTH);
   const parsed: Parsed = { hasImages: false, hasDocuments: false };
   const input = parseItems(body.input, parsed);
   const tools = parseTools(body.tools, options);
@@ -382,10 +334,10 @@ export function parseResponsesRequest(body: unknown, options: ResponsesParseOpti
     droppedTools: tools.droppedTools,
     tool_choice: parseToolChoice(body.tool_choice, tools.namespaced),
     text: { format: parseTextFormat(body.text) },
-    max_output_tokens: optionalNumber(body.max_output_tokens, 'max_output_tokens', 1, INT32_MAX, true),
+    max_output_tokens: optionalNumber(body.max_output_tokens, 'max_output_tokens', { min: 1, max: INT32_MAX, integer: true }),
     reasoning_effort: parseReasoningEffort(body.reasoning),
-    temperature: optionalNumber(body.temperature, 'temperature', 0, 2),
-    top_p: optionalNumber(body.top_p, 'top_p', 0, 1),
+    temperature: optionalNumber(body.temperature, 'temperature', { min: 0, max: 2 }),
+    top_p: optionalNumber(body.top_p, 'top_p', { min: 0, max: 1 }),
     parallel_tool_calls: optionalBoolean(body.parallel_tool_calls, 'parallel_tool_calls'),
     metadata: parseMetadata(body.metadata),
     stream: optionalBoolean(body.stream, 'stream') ?? false,

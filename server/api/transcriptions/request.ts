@@ -1,5 +1,6 @@
 import type { TranscriptionCallExtras } from '../../../providers/types.ts';
-import { invalidRequest } from '../../core/errors.ts';
+import { errorMessage } from '../../core/errors.ts';
+import { fail, phrase } from '../validation.ts';
 import type { MultipartBody } from '../../http/multipart-body.ts';
 
 export type TranscriptFormat = 'json' | 'text' | 'srt' | 'verbose_json' | 'vtt';
@@ -51,7 +52,8 @@ const partTypes: ReadonlyMap<string, string> = new Map([
 
 const formats: readonly TranscriptFormat[] = ['json', 'text', 'srt', 'verbose_json', 'vtt'];
 
-export const FORMAT_MESSAGE = `Validation failed: file: invalid file format. Supported formats: ${[...audioTypes.keys()].join(', ')}`;
+const FORMAT_DETAIL = `invalid file format. Supported formats: ${[...audioTypes.keys()].join(', ')}`;
+export const FORMAT_MESSAGE = errorMessage('FREEWAY_VALIDATION_FAILED', { field: 'file', detail: FORMAT_DETAIL });
 
 function mediaTypeOf(name: string, type: string): string | undefined {
   const dot = name.lastIndexOf('.');
@@ -64,23 +66,23 @@ function mediaTypeOf(name: string, type: string): string | undefined {
 
 export function parseTranscriptionRequest(body: MultipartBody): TranscriptionRequest {
   const { fields, file } = body;
-  if (!file) throw invalidRequest('Validation failed: file: required, the audio as a multipart file field');
-  if (file.data.length === 0) throw invalidRequest('Validation failed: file: is empty');
+  if (!file) fail('file', 'required, the audio as a multipart file field');
+  if (file.data.length === 0) fail('file', 'is empty');
   const mediaType = mediaTypeOf(file.name, file.type);
-  if (!mediaType) throw invalidRequest(FORMAT_MESSAGE);
+  if (!mediaType) fail('file', FORMAT_DETAIL);
   const model = fields.model;
-  if (!model) throw invalidRequest('Validation failed: model: required');
+  if (!model) fail('model', 'required');
   const format = (fields.response_format ?? 'json') as TranscriptFormat;
-  if (!formats.includes(format)) throw invalidRequest(`Validation failed: response_format: must be one of ${formats.join(', ')}`);
+  if (!formats.includes(format)) fail('response_format', phrase.oneOf(formats));
   const extras: { -readonly [K in keyof TranscriptionCallExtras]: TranscriptionCallExtras[K] } = {};
   if (fields.language !== undefined && fields.language !== '') {
-    if (!/^[a-z]{2,3}$/i.test(fields.language)) throw invalidRequest('Validation failed: language: an ISO-639-1 code such as "en"');
+    if (!/^[a-z]{2,3}$/i.test(fields.language)) fail('language', 'an ISO-639-1 code such as "en"');
     extras.language = fields.language.toLowerCase();
   }
   if (fields.prompt !== undefined && fields.prompt !== '') extras.prompt = fields.prompt;
   if (fields.temperature !== undefined && fields.temperature !== '') {
     const temperature = Number(fields.temperature);
-    if (!(temperature >= 0 && temperature <= 1)) throw invalidRequest('Validation failed: temperature: a number from 0 to 1');
+    if (!(temperature >= 0 && temperature <= 1)) fail('temperature', 'a number from 0 to 1');
     extras.temperature = temperature;
   }
   return { model, audio: file.data, mediaType, format, extras };

@@ -1,0 +1,63 @@
+import type { ErrorRequestHandler } from 'express';
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Logger } from 'pino';
+import { errorBody, freewayError, HttpError, invalidField } from '../core/errors.ts';
+import { sanitizeForLog, type Redactor } from '../core/redact.ts';
+import type { KeyReader } from '../core/keys.ts';
+
+/**
+ * For a 401 when the caller sent no provider key header but an `Authorization`
+ * or `x-api-key` header: where Freeway looks for keys. Never repeats a value.
+ */
+function keyHeaderHint(headers: IncomingHttpHeaders, readKeys: KeyReader): string {
+  if (headers.authorization === undefined && headers['x-api-key'] === undefined) return '';
+  try {
+    if (readKeys(headers).size > 0) return '';
+  } catch {
+    return '';
+  }
+  const which = headers.authorization !== undefined ? 'Authorization' : 'x-api-key';
+  return ` Freeway does not read provider keys from ${which}: send each provider's key in its own header, X-<Provider>-Key (for example X-Groq-Key); GET /v1/models lists the providers.`;
+}
+
+/** What the error handler answers for an error nobody raised on purpose. */
+const internalError = freewayError('FREEWAY_INTERNAL');
+
+/** A thrown value as a catalogue error: itself, a bad percent-encoding in the path (Express's URIError), or undefined for a bug. */
+function asHttpError(error: unknown): HttpError | undefined {
+  if (error instanceof HttpError) return error;
+  if (error instanceof URIError) return invalidField('path', 'not valid percent-encoding');
+  return undefined;
+}
+
+export interface ErrorHandlerDeps {
+  readonly logger: Logger;
+  readonly redact: Redactor;
+  readonly readKeys: KeyReader;
+}
+
+/**
+ * Express's last handler: renders any error in the route's shape (OpenAI's body
+ * unless the route set `res.locals.errorBody`), with the request's keys
+ * redacted; an error after the answer started cuts the connection instead.
+ */
+export function errorHandler({ logger, redact, readKeys }: ErrorHandlerDeps): ErrorRequestHandler {
+  return (error: unknown, req, res, _next) => {
+    const keys = res.locals.keys;
+    const known = asHttpError(error);
+    if (known === undefined) logger.error({ err: error }, `${req.method} ${sanitizeForLog(req.path)}: unexpected error`);
+    const { status, type } = known ?? internalError;
+    let message = (known ?? internalError).message;
+    if (status === 401) message += keyHeaderHint(req.headers, readKeys);
+    if (known?.headers) for (const [name, value] of Object.entries(known.headers)) res.setHeader(name, value);
+    if (res.headersSent) {
+      res.locals.cut = { status, reason: `the response was cut: ${message}` };
+      res.destroy();
+      return;
+    }
+    const format = res.locals.errorBody ?? errorBody;
+    const said = redact(message, keys);
+    res.locals.failure = known?.logReason !== undefined ? redact(known.logReason, keys) : said;
+    res.status(status).json(format(status, type, said));
+  };
+}
