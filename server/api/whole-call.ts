@@ -34,10 +34,9 @@ export async function runWholeCall<T>(res: Response, deps: WholeCallDeps, entry:
   const attempts: AttemptLog[] = [];
   (res.locals as LogLocals).attempts = attempts;
   try {
-    const routed = await deps.router.run(plan, keys, attempt, caller.signal, attempts);
-    await routed.finish();
-    setRoutingHeaders(res, routed, attempts);
-    return { value: routed.value, model: routed.candidate.model };
+    const { value, candidate } = await deps.router.call(plan, keys, attempt, caller.signal, attempts);
+    setRoutingHeaders(res, candidate, attempts);
+    return { value, model: candidate.model };
   } catch (error) {
     routeFailed(error, res, attempts, deps.shutdown);
     return undefined;
