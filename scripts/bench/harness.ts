@@ -117,3 +117,41 @@ export async function peakRssUnderStreams(target: { readonly pid: number; readon
   agent.destroy();
   return { peak, completed, failed };
 }
+
+/**
+ * Keeps `count` streams open at once for `ms`: each connection starts its next stream
+ * when one ends. Returns how many streams completed (ended with `[DONE]`) within that time.
+ */
+export async function slowStreams(url: string, count: number, ms: number): Promise<{ completed: number; failed: number }> {
+  const agent = new Agent({ keepAlive: true, maxSockets: Infinity });
+  const payload = body(true);
+  const until = Date.now() + ms;
+  let completed = 0;
+  let failed = 0;
+  const one = (): Promise<void> =>
+    new Promise<void>((resolve) => {
+      const req = request(`${url}/v1/chat/completions`, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'x-cerebras-key': key } }, (res) => {
+        let tail = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (tail = (tail + chunk).slice(-16)));
+        res.on('end', () => {
+          // Only streams done within the window count.
+          if (res.statusCode === 200 && tail.endsWith('data: [DONE]\n\n')) completed += Date.now() <= until ? 1 : 0;
+          else failed += 1;
+          resolve();
+        });
+      });
+      req.on('error', () => {
+        failed += 1;
+        resolve();
+      });
+      req.end(payload);
+    });
+  await Promise.all(
+    Array.from({ length: count }, async () => {
+      while (Date.now() < until) await one();
+    }),
+  );
+  agent.destroy();
+  return { completed, failed };
+}
