@@ -23,6 +23,8 @@ const keys = new Map([
 ]);
 const hashKey = createKeyHasher('test-secret-0123456789');
 const IDLE_MS = 150;
+/** Short enough for a test, long enough not to fire where they should not. */
+const timings = { requestTimeoutMs: 5_000, firstTokenTimeoutMs: 1_000, streamIdleTimeoutMs: IDLE_MS, streamMaxDurationMs: 5_000, clientStallTimeoutMs: 1_000 };
 
 type Behaviour = (options: LanguageModelV4CallOptions) => ReadableStream<LanguageModelV4StreamPart> | Promise<never>;
 
@@ -75,16 +77,7 @@ interface Setup {
 async function routed(byProvider: Record<string, Behaviour>): Promise<Setup> {
   const health = createMemoryHealthStore();
   const router = createRouter({
-    config: {
-      maxAttempts: 5,
-      requestTimeoutMs: 5_000,
-      firstTokenTimeoutMs: 1_000,
-      streamIdleTimeoutMs: IDLE_MS,
-      streamMaxDurationMs: 5_000,
-      clientStallTimeoutMs: 1_000,
-      routing: 'priority',
-      exploreShare: 0,
-    },
+    config: { maxAttempts: 5, routing: 'priority', exploreShare: 0, ...timings },
     health,
     hashKey,
     latency: createLatencyTracker(),
