@@ -111,9 +111,9 @@ const KIND_ROUTES: Readonly<Record<ModelKind, string>> = {
 
 const article = (kind: ModelKind): string => (kind === 'embedding' ? 'an' : 'a');
 
-/** The 400 message for a model of the wrong kind for a route. */
-export function wrongKindMessage(id: string, kind: ModelKind, wanted: ModelKind): string {
-  return `${id} is ${article(kind)} ${kind} model, not ${article(wanted)} ${wanted} model: use it with ${KIND_ROUTES[kind]}.`;
+/** What the FREEWAY_WRONG_MODEL_KIND error says of a model of the wrong kind for a route. */
+export function wrongKind(id: string, kind: ModelKind, wanted: ModelKind): { model: string; kind: string; wanted: string; route: string } {
+  return { model: id, kind: `${article(kind)} ${kind} model`, wanted: `${article(wanted)} ${wanted} model`, route: KIND_ROUTES[kind] };
 }
 
 function familyOf(model: CatalogModel): ModelFamily | undefined {

@@ -88,11 +88,3 @@ export function didYouMean(catalog: Catalog, id: string): string {
   return suggestion === undefined ? '' : ` Did you mean \`${suggestion}\`?`;
 }
 
-/**
- * `Unknown model: x. Did you mean `y`? GET /v1/models lists the models.`, as
- * the FREEWAY_UNKNOWN_MODEL entry of server/core/errors.ts words it (catalog/
- * cannot import server/): for the routing sites until they use that entry.
- */
-export function unknownModelMessage(catalog: Catalog, id: string, shown: string): string {
-  return `Unknown model: ${shown}.${didYouMean(catalog, id)} GET /v1/models lists the models.`;
-}

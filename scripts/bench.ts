@@ -8,6 +8,12 @@
  *
  *   npm run bench
  *   BENCH_SECONDS=5 BENCH_ROUNDS=1 npm run bench     # quicker
+ *   BENCH_BEFORE=/path/to/other/checkout npm run bench  # also measures that checkout's build (dist/), alternating
+ *
+ * BENCH_BEFORE names a directory holding another built checkout of Freeway
+ * (its `dist/` and `node_modules/`, e.g. `git worktree add` then `npm ci &&
+ * npm run build`): it is measured as a third target in the same run, so the
+ * report shows before and after side by side.
  *
  * Load generator: wrk if installed (apt-get install wrk), else autocannon via npx.
  */
@@ -32,6 +38,7 @@ import {
   pinning,
   root,
   rssBytes,
+  slowStreams,
   ticksPerSecond,
   waitForHttp,
   wrkScript,
@@ -47,6 +54,11 @@ const loadCpu = cpus().length > 1 ? '1' : '0';
 const hasWrk = commandExists('wrk');
 /** A V8 young generation of 2 MB semi-spaces: less memory under many streams, some throughput lost. */
 const smallYoungGeneration = '--max-semi-space-size=2';
+/** Another built checkout measured as a third target, alternating with the others. */
+const beforeDir = process.env.BENCH_BEFORE;
+/** Slow streams held open at once for the CPU row: 256 streams of 40 chunks a second (25 ms apart). */
+const slowStreamCount = 256;
+const slowChunkDelayMs = 25;
 
 interface Running {
   readonly proc: ChildProcess;
@@ -54,8 +66,8 @@ interface Running {
   readonly url: string;
 }
 
-async function startNode(cpu: string, script: string, env: Record<string, string>, port: number, probePath: string, nodeFlags: readonly string[] = []): Promise<Running> {
-  const [command, args] = pinned(cpu, process.execPath, [...nodeFlags, join(root, script)]);
+async function startNode(cpu: string, script: string, env: Record<string, string>, port: number, probePath: string, nodeFlags: readonly string[] = [], dir = root): Promise<Running> {
+  const [command, args] = pinned(cpu, process.execPath, [...nodeFlags, join(dir, script)]);
   const proc = spawn(command, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
   const url = `http://127.0.0.1:${port}`;
   await waitForHttp(url + probePath);
@@ -155,10 +167,12 @@ function freewayEnv(port: number, upstream: string): Record<string, string> {
   };
 }
 
-/** Freeway's build, with the Node flags the `freeway` command gives its server (none when NODE_OPTIONS in `env` chooses). */
-function startFreeway(env: Record<string, string>, port: number, nodeFlags = serverNodeFlags([], { ...process.env, ...env })): Promise<Running> {
-  return startNode(proxyCpu, 'dist/server/main.js', env, port, '/health', nodeFlags);
+/** Freeway's build (of `dir`, this checkout by default), with the Node flags the `freeway` command gives its server (none when NODE_OPTIONS in `env` chooses). */
+function startFreeway(env: Record<string, string>, port: number, nodeFlags = serverNodeFlags([], { ...process.env, ...env }), dir = root): Promise<Running> {
+  return startNode(proxyCpu, 'dist/server/main.js', env, port, '/health', nodeFlags, dir);
 }
+
+type Target = 'bare' | 'freeway' | 'before';
 
 /** Milliseconds from spawning Freeway to its first answer of `probe` (the health check, or a whole completion). */
 async function startupTime(upstream: string, probe: 'health' | 'completion'): Promise<number> {
@@ -187,6 +201,47 @@ async function startupTime(upstream: string, probe: 'health' | 'completion'): Pr
   proc.kill('SIGTERM');
   await once(proc, 'exit');
   return ms;
+}
+
+/**
+ * 256 streams held open at once, each 20 chunks 25 ms apart (40 chunks a second), for BENCH_SECONDS:
+ * how many each target completed (a target that cannot keep up completes fewer) and the CPU it took.
+ */
+async function slowStreamRow(mockCmd: string, mockArgs: string[], log: (line?: string) => void): Promise<void> {
+  const port = await freePort();
+  const mock = spawn(mockCmd, mockArgs, { env: { ...process.env, MOCK_PORT: String(port), MOCK_CHUNKS: String(streamChunks), MOCK_CHUNK_DELAY_MS: String(slowChunkDelayMs) }, stdio: 'ignore' });
+  const upstream = `http://127.0.0.1:${port}`;
+  await waitForHttp(upstream);
+  const starters: Array<[Target, () => Promise<Running>]> = [
+    ['bare', async () => { const p = await freePort(); return startNode(proxyCpu, 'scripts/bench/bare-proxy.ts', { PROXY_PORT: String(p), UPSTREAM: upstream }, p, '/'); }],
+    ['freeway', async () => { const p = await freePort(); return startFreeway(freewayEnv(p, upstream), p); }],
+  ];
+  if (beforeDir) starters.push(['before', async () => { const p = await freePort(); return startFreeway(freewayEnv(p, upstream), p, undefined, beforeDir); }]);
+  const results: Record<Target, Array<{ completed: number; cpu: number }>> = { bare: [], freeway: [], before: [] };
+  for (let round = 0; round < rounds; round++) {
+    for (const [name, start] of starters) {
+      const target = await start();
+      await timeToFirstByte(target.url, 5);
+      const ticks = cpuTicks(target.pid);
+      let cpu = 0;
+      const window = setTimeout(() => (cpu = (cpuTicks(target.pid) - ticks) / ticksPerSecond / seconds), seconds * 1000);
+      const { completed } = await slowStreams(target.url, slowStreamCount, seconds * 1000);
+      clearTimeout(window);
+      results[name].push({ completed, cpu });
+      await stop(target);
+    }
+  }
+  mock.kill('SIGTERM');
+  await once(mock, 'exit');
+  const row = (name: Target): string => {
+    const completed = median(results[name].map((r) => r.completed));
+    const cpu = median(results[name].map((r) => r.cpu));
+    const bare = median(results.bare.map((r) => r.completed));
+    const bareCpu = median(results.bare.map((r) => r.cpu));
+    return `${name} ${fmt(completed)} completed (${fmt((completed / bare) * 100)}% of bare), ${fmt(cpu * 100)}% of a core (${fmt(cpu / bareCpu, 2)} × bare)`;
+  };
+  const names: Target[] = beforeDir ? ['bare', 'freeway', 'before'] : ['bare', 'freeway'];
+  log(`- ${slowStreamCount} slow streams (40 chunks/s each) for ${seconds} s: ${names.map(row).join('; ')}`);
 }
 
 const mb = (bytes: number): string => (bytes / 1024 / 1024).toFixed(1);
@@ -220,45 +275,51 @@ async function main(): Promise<void> {
   const bare = await startNode(proxyCpu, 'scripts/bench/bare-proxy.ts', { PROXY_PORT: String(barePort), UPSTREAM: upstream }, barePort, '/');
   const freewayPort = await freePort();
   const freeway = await startFreeway(freewayEnv(freewayPort, upstream), freewayPort);
+  const beforePort = await freePort();
+  const before = beforeDir ? await startFreeway(freewayEnv(beforePort, upstream), beforePort, undefined, beforeDir) : undefined;
+  const targets: Array<[Target, Running]> = [['bare', bare], ['freeway', freeway], ...(before ? [['before', before] as [Target, Running]] : [])];
   await new Promise((r) => setTimeout(r, 1000));
   const coldRss = rssBytes(freeway.pid);
   // One request each so that lazy work is not counted as start-up of the run.
-  for (const target of [bare, freeway]) await timeToFirstByte(target.url, 20);
+  for (const [, target] of targets) await timeToFirstByte(target.url, 20);
   await new Promise((r) => setTimeout(r, 1000));
   const idleRss = rssBytes(freeway.pid);
 
-  log(`| mode | conns | bare req/s | Freeway req/s | ratio | bare p50/p99 ms | Freeway p50/p99 ms | bare CPU µs/req | Freeway CPU µs/req | errors |`);
-  log(`|---|---|---|---|---|---|---|---|---|---|`);
+  if (before) log(`- before: the build of ${beforeDir}, measured in the same run, alternating with the others`);
+  const beforeHead = before ? ' before req/s | before CPU µs/req | before CPU × bare |' : '';
+  log(`| mode | conns | bare req/s | Freeway req/s | ratio | bare p50/p99 ms | Freeway p50/p99 ms | bare CPU µs/req | Freeway CPU µs/req | Freeway CPU × bare |${beforeHead} errors |`);
+  log(`|---|---|---|---|---|---|---|---|---|---|${before ? '---|---|---|' : ''}---|`);
   const ratios: Record<string, number> = {};
   for (const stream of [false, true]) {
     for (const connections of concurrencies) {
-      const runs: Record<'bare' | 'freeway', Measured[]> = { bare: [], freeway: [] };
+      const runs: Record<Target, Measured[]> = { bare: [], freeway: [], before: [] };
       for (let round = 0; round < rounds; round++) {
-        runs.bare.push(measure(bare, stream, connections));
-        runs.freeway.push(measure(freeway, stream, connections));
+        for (const [name, target] of targets) runs[name].push(measure(target, stream, connections));
       }
-      const pick = (which: 'bare' | 'freeway', field: keyof Measured): number => median(runs[which].map((run) => run[field]));
+      const pick = (which: Target, field: keyof Measured): number => median(runs[which].map((run) => run[field]));
       const ratio = pick('freeway', 'rps') / pick('bare', 'rps');
+      const cpuTimes = (which: Target): number => pick(which, 'cpuUsPerRequest') / pick('bare', 'cpuUsPerRequest');
       ratios[`${stream ? 'stream' : 'json'}@${connections}`] = ratio;
-      const errors = [...runs.bare, ...runs.freeway].reduce((sum, run) => sum + run.errors, 0);
+      const errors = [...runs.bare, ...runs.freeway, ...runs.before].reduce((sum, run) => sum + run.errors, 0);
+      const beforeCells = before ? ` ${fmt(pick('before', 'rps'))} | ${fmt(pick('before', 'cpuUsPerRequest'))} | ${fmt(cpuTimes('before'), 1)} |` : '';
       log(
-        `| ${stream ? 'stream' : 'non-stream'} | ${connections} | ${fmt(pick('bare', 'rps'))} | ${fmt(pick('freeway', 'rps'))} | ${fmt(ratio, 2)} | ${fmt(pick('bare', 'p50'), 2)} / ${fmt(pick('bare', 'p99'), 2)} | ${fmt(pick('freeway', 'p50'), 2)} / ${fmt(pick('freeway', 'p99'), 2)} | ${fmt(pick('bare', 'cpuUsPerRequest'))} | ${fmt(pick('freeway', 'cpuUsPerRequest'))} | ${errors} |`,
+        `| ${stream ? 'stream' : 'non-stream'} | ${connections} | ${fmt(pick('bare', 'rps'))} | ${fmt(pick('freeway', 'rps'))} | ${fmt(ratio, 2)} | ${fmt(pick('bare', 'p50'), 2)} / ${fmt(pick('bare', 'p99'), 2)} | ${fmt(pick('freeway', 'p50'), 2)} / ${fmt(pick('freeway', 'p99'), 2)} | ${fmt(pick('bare', 'cpuUsPerRequest'))} | ${fmt(pick('freeway', 'cpuUsPerRequest'))} | ${fmt(cpuTimes('freeway'), 1)} |${beforeCells} ${errors} |`,
       );
     }
   }
   log();
 
-  const ttfbBare: number[] = [];
-  const ttfbFreeway: number[] = [];
+  const ttfb: Record<Target, number[]> = { bare: [], freeway: [], before: [] };
   for (let round = 0; round < rounds * 2; round++) {
-    ttfbBare.push(...(await timeToFirstByte(bare.url, 200)));
-    ttfbFreeway.push(...(await timeToFirstByte(freeway.url, 200)));
+    for (const [name, target] of targets) ttfb[name].push(...(await timeToFirstByte(target.url, 200)));
   }
-  const addedTtfb = median(ttfbFreeway) - median(ttfbBare);
-  log(`- time to first byte, stream, 1 connection, p50: bare ${fmt(median(ttfbBare), 3)} ms, Freeway ${fmt(median(ttfbFreeway), 3)} ms, added ${fmt(addedTtfb, 3)} ms`);
+  const addedTtfb = median(ttfb.freeway) - median(ttfb.bare);
+  const beforeTtfb = before ? `; before ${fmt(median(ttfb.before), 3)} ms, added ${fmt(median(ttfb.before) - median(ttfb.bare), 3)} ms` : '';
+  log(`- time to first byte, stream, 1 connection, p50: bare ${fmt(median(ttfb.bare), 3)} ms, Freeway ${fmt(median(ttfb.freeway), 3)} ms, added ${fmt(addedTtfb, 3)} ms${beforeTtfb}`);
   log(`- idle RSS: ${mb(coldRss)} MB after start, before any request; ${mb(idleRss)} MB idle after 20 completions (provider SDK loaded)`);
-  await stop(freeway);
-  await stop(bare);
+  for (const [, target] of targets) await stop(target);
+
+  await slowStreamRow(mockCmd, mockArgs, log);
 
   // 1000 concurrent streams, each ~1 s: a slow mock (20 chunks, 50 ms apart).
   const slowPort = await freePort();

@@ -9,7 +9,6 @@
  *
  *   node scripts/attack/held-connections.ts [sockets]
  */
-import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { startFreewayChild } from './freeway-child.ts';

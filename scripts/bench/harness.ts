@@ -4,7 +4,6 @@
  * /proc says of a process (CPU ticks, RSS).
  */
 import { execFileSync } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { dirname, join } from 'node:path';
@@ -81,39 +80,53 @@ export function median(values: number[]): number {
   return sorted.length % 2 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
 }
 
+/** One streamed completion of the benchmark; resolves true when it ended with `[DONE]`, false on any failure. */
+function streamOnce(url: string, agent: Agent, payload: string): Promise<boolean> {
+  return new Promise<boolean>((resolve) => {
+    const req = request(`${url}/v1/chat/completions`, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'x-cerebras-key': key } }, (res) => {
+      let tail = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (tail = (tail + chunk).slice(-16)));
+      res.on('end', () => resolve(res.statusCode === 200 && tail.endsWith('data: [DONE]\n\n')));
+    });
+    req.on('error', () => resolve(false));
+    req.end(payload);
+  });
+}
+
 /** Opens `count` streams at once against a slow upstream; returns the target's peak RSS. */
 export async function peakRssUnderStreams(target: { readonly pid: number; readonly url: string }, count: number): Promise<{ peak: number; completed: number; failed: number }> {
   const agent = new Agent({ keepAlive: false, maxSockets: Infinity });
   let peak = rssBytes(target.pid);
   const sampler = setInterval(() => (peak = Math.max(peak, rssBytes(target.pid))), 20);
   const payload = body(true);
-  let completed = 0;
-  let failed = 0;
-  await Promise.all(
-    Array.from(
-      { length: count },
-      () =>
-        new Promise<void>((resolve) => {
-          const req = request(`${target.url}/v1/chat/completions`, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'x-cerebras-key': key } }, (res) => {
-            let text = '';
-            res.setEncoding('utf8');
-            res.on('data', (chunk: string) => (text += chunk));
-            res.on('end', () => {
-              if (res.statusCode === 200 && text.endsWith('data: [DONE]\n\n')) completed += 1;
-              else failed += 1;
-              resolve();
-            });
-          });
-          req.on('error', () => {
-            failed += 1;
-            resolve();
-          });
-          req.end(payload);
-        }),
-    ),
-  );
+  const results = await Promise.all(Array.from({ length: count }, () => streamOnce(target.url, agent, payload)));
   clearInterval(sampler);
   peak = Math.max(peak, rssBytes(target.pid));
   agent.destroy();
-  return { peak, completed, failed };
+  const completed = results.filter(Boolean).length;
+  return { peak, completed, failed: count - completed };
+}
+
+/**
+ * Keeps `count` streams open at once for `ms`: each connection starts its next stream
+ * when one ends. Returns how many streams completed (ended with `[DONE]`) within that time.
+ */
+export async function slowStreams(url: string, count: number, ms: number): Promise<{ completed: number; failed: number }> {
+  const agent = new Agent({ keepAlive: true, maxSockets: Infinity });
+  const payload = body(true);
+  const until = Date.now() + ms;
+  let completed = 0;
+  let failed = 0;
+  await Promise.all(
+    Array.from({ length: count }, async () => {
+      while (Date.now() < until) {
+        if (!(await streamOnce(url, agent, payload))) failed += 1;
+        // Only streams done within the window count.
+        else if (Date.now() <= until) completed += 1;
+      }
+    }),
+  );
+  agent.destroy();
+  return { completed, failed };
 }

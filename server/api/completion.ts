@@ -1,15 +1,16 @@
 import type { LanguageModelV4StreamPart } from '@ai-sdk/provider';
 import type { Request, RequestHandler, Response } from 'express';
-import { isAlias, kindOf, wrongKindMessage, type Catalog } from '../../catalog/catalog.ts';
-import { unknownModelMessage } from '../../catalog/suggest.ts';
+import { isAlias, kindOf, wrongKind, type Catalog } from '../../catalog/catalog.ts';
+import { didYouMean } from '../../catalog/suggest.ts';
 import type { Capability, RequestExtras } from '../../providers/types.ts';
-import { reportedUsage } from '../../providers/usage.ts';
-import { clip, HttpError, invalidRequest, type ErrorType } from '../core/errors.ts';
-import { SHUTTING_DOWN_MESSAGE, type ShutdownGate } from '../http/shutdown.ts';
+import { clip, freewayError, type ErrorType, type HttpError } from '../core/errors.ts';
+import type { ShutdownGate } from '../http/shutdown.ts';
 import type { Redactor } from '../core/redact.ts';
 import type { KeyReader, KeySet } from '../routing/keys.ts';
-import { CallerGone, type AttemptLog, type Routed, type Router } from '../routing/router.ts';
-import { collect, openStream, type CallOptions, type Collected, type ModelSource, type OpenedStream, type UpstreamCall } from '../routing/upstream.ts';
+import { CallerGone, type AttemptLog, type Candidate, type Router } from '../routing/router.ts';
+import { StreamFailed, type RoutedStreamResult } from '../routing/routed-model.ts';
+import type { CallOptions, Collected, ModelSource } from '../routing/upstream.ts';
+import { classifyFailure } from '../routing/upstream-errors.ts';
 
 /**
  * One client API (chat completions, Responses, Messages): how its request maps
@@ -72,16 +73,11 @@ export function attemptsHeader(attempts: readonly AttemptLog[]): string {
 
 const SHUTDOWN_REASON = 'Freeway was shutting down and SHUTDOWN_TIMEOUT_MS ran out before the answer was complete';
 
-export function setRoutingHeaders(res: Response, routed: Routed<unknown>, attempts: readonly AttemptLog[]): void {
-  const { model } = routed.candidate;
+export function setRoutingHeaders(res: Response, candidate: Candidate, attempts: readonly AttemptLog[]): void {
+  const { model } = candidate;
   res.setHeader('X-Freeway-Provider', model.provider.id);
   res.setHeader('X-Freeway-Model', model.id);
   res.setHeader('X-Freeway-Attempts', attemptsHeader(attempts));
-}
-
-/** The finish part with the usage the upstream really reported (see `reportedUsage`); once per stream. */
-function withReportedUsage(part: LanguageModelV4StreamPart & { type: 'finish' }): LanguageModelV4StreamPart {
-  return { ...part, usage: reportedUsage(part.usage) };
 }
 
 /**
@@ -110,128 +106,128 @@ function cutWhenStalled(res: Response, stallMs: number): void {
   res.once('close', () => clearInterval(check));
 }
 
-/** Resolves when the socket can take more, or is gone. */
-function drained(res: Response): Promise<void> {
+/** Resolves true when the socket can take more (or is gone), false when the caller took nothing for `stallMs`. */
+function drained(res: Response, stallMs: number): Promise<boolean> {
   return new Promise((resolve) => {
-    const done = (): void => {
-      res.off('drain', done);
-      res.off('close', done);
-      resolve();
+    const done = (took: boolean): void => {
+      clearTimeout(stall);
+      res.off('drain', onDrain);
+      res.off('close', onDrain);
+      resolve(took);
     };
-    res.on('drain', done);
-    res.on('close', done);
+    const onDrain = (): void => done(true);
+    const stall = setTimeout(() => done(false), stallMs);
+    res.on('drain', onDrain);
+    res.on('close', onDrain);
   });
 }
 
-async function sendStream(
-  res: Response,
-  routed: Routed<OpenedStream>,
-  encoder: StreamEncoder,
-  attempts: readonly AttemptLog[],
-  deps: CompletionDeps,
-  keys: KeySet,
-): Promise<void> {
-  const { reader, head } = routed.value;
+const EVENT_STREAM_HEADERS = {
+  'Content-Type': 'text/event-stream',
+  'Cache-Control': 'no-cache',
+  Connection: 'keep-alive',
+  'X-Accel-Buffering': 'no',
+} as const;
+
+/** A routed stream that failed after its first byte: this API's error event, or the connection closed. */
+function streamFailed(res: Response, error: unknown, encoder: StreamEncoder, candidate: Candidate, deps: CompletionDeps, keys: KeySet): void {
   const locals = res.locals;
-  setRoutingHeaders(res, routed, attempts);
-  res.writeHead(200, {
-    'Content-Type': 'text/event-stream',
-    'Cache-Control': 'no-cache',
-    Connection: 'keep-alive',
-    'X-Accel-Buffering': 'no',
-  });
+  const end = (error: HttpError): void => {
+    res.end(encoder.fail(error.status, error.type, error.message));
+  };
+  if (deps.shutdown.interrupted && !res.destroyed) {
+    locals.cut = { reason: SHUTDOWN_REASON };
+    end(freewayError('FREEWAY_SHUTTING_DOWN'));
+    return;
+  }
+  // An error of the encoder's own is not the provider's: it is told as it is, and recorded nowhere.
+  const failure = error instanceof StreamFailed ? error.failure : classifyFailure(error, deps.redact, keys);
+  if (!failure || failure.kind === 'aborted' || res.destroyed) {
+    res.destroy();
+    return;
+  }
+  const told =
+    failure.kind === 'deadline'
+      ? freewayError('FREEWAY_STREAM_DEADLINE', { reason: failure.reason })
+      : freewayError('FREEWAY_STREAM_FAILED', { provider: candidate.model.provider.id, reason: deps.redact(failure.reason, keys) });
+  locals.cut = { reason: told.message };
+  end(told);
+}
+
+/** Writes a routed stream as this API's server-sent events, at the pace the caller reads. */
+async function sendStream(res: Response, routed: RoutedStreamResult, encoder: StreamEncoder, attempts: readonly AttemptLog[], deps: CompletionDeps, keys: KeySet): Promise<void> {
+  const reader = routed.stream.getReader();
+  setRoutingHeaders(res, routed.candidate, attempts);
+  res.writeHead(200, EVENT_STREAM_HEADERS);
+  let out = encoder.start();
   try {
-    let out = encoder.start();
-    for (const part of head) out += encoder.part(part.type === 'finish' ? withReportedUsage(part) : part);
-    res.write(out);
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
-      routed.control.output();
-      const text = encoder.part(value.type === 'finish' ? withReportedUsage(value) : value);
-      if (text !== '' && !res.write(text) && !(await routed.control.waitForCaller(drained(res)))) {
+      out += encoder.part(value);
+      if (out === '') continue;
+      const took = res.write(out);
+      out = '';
+      if (!took && !(await drained(res, deps.clientStallTimeoutMs))) {
         // The caller stopped reading: its own problem, not the provider's. Health stays as it is.
-        locals.cut = { status: 499, reason: `the caller read nothing for CLIENT_STALL_TIMEOUT_MS (${deps.clientStallTimeoutMs} ms)` };
-        await routed.finish();
-        reader.cancel().catch(() => {});
+        res.locals.cut = { status: 499, reason: `the caller read nothing for CLIENT_STALL_TIMEOUT_MS (${deps.clientStallTimeoutMs} ms)` };
+        await reader.cancel();
         res.destroy();
         return;
       }
     }
-    const tail = encoder.end();
-    await routed.finish();
-    res.end(tail);
+    res.end(out + encoder.end());
   } catch (error) {
-    const failure = await routed.finish(error);
-    reader.cancel().catch(() => {});
-    if (deps.shutdown.interrupted && !res.destroyed) {
-      locals.cut = { reason: SHUTDOWN_REASON };
-      res.end(encoder.fail(503, 'server_error', SHUTTING_DOWN_MESSAGE));
-      return;
-    }
-    if (!failure || failure.kind === 'aborted' || res.destroyed) {
-      res.destroy();
-      return;
-    }
-    const provider = routed.candidate.model.provider.id;
-    if (failure.kind === 'deadline') {
-      const message = `The stream was ended: ${failure.reason}.`;
-      locals.cut = { reason: message };
-      res.end(encoder.fail(504, 'server_error', message));
-      return;
-    }
-    const message = deps.redact(`The stream from ${provider} failed after it started: ${failure.reason}`, keys);
-    locals.cut = { reason: message };
-    res.end(encoder.fail(502, 'freeway_provider_error', message));
+    if (!(error instanceof StreamFailed)) await reader.cancel().catch(() => {});
+    streamFailed(res, error, encoder, routed.candidate, deps, keys);
   }
 }
 
-/** The route handler for one client API: validate, resolve, route, call, map back. */
+/** The route handler for one client API: validate, resolve, plan, the routed model, the encoder. */
 export function completionRoute<Req>(api: ClientApi<Req>, deps: CompletionDeps): RequestHandler {
-  const { catalog, readKeys, router, redact, models } = deps;
+  const { catalog, readKeys, router, models } = deps;
   return async (req: Request, res: Response) => {
     const locals = res.locals;
     const keys = readKeys(req.headers);
     res.locals.keys = keys;
     const request = api.parse(req.body);
-    const dropped = api.droppedTools?.(request);
-    if (dropped !== undefined && dropped.length > 0) {
-      const names = dropped.join(', ');
-      res.setHeader('X-Freeway-Dropped-Tools', names);
-      locals.note = `tools left out of the upstream call (hosted tools Freeway cannot run): ${names}`;
-    }
+    noteDroppedTools(res, api.droppedTools?.(request));
     const target = api.target(request);
     const client = (): string => deps.clientOf?.(req) ?? '';
     // A pinned model the plugin does not know is served when a live list of the request's keys holds it.
     const entry = catalog.byId.get(target) ?? (await router.findLive(target, keys, client));
-    if (!entry) {
-      throw new HttpError(404, 'invalid_request_error', unknownModelMessage(catalog, target, clip(target)));
-    }
+    if (!entry) throw freewayError('FREEWAY_UNKNOWN_MODEL', { model: clip(target), suggestion: didYouMean(catalog, target) });
     const kind = kindOf(entry);
-    if (kind !== 'chat') throw new HttpError(400, 'invalid_request_error', wrongKindMessage(entry.id, kind, 'chat'));
+    if (kind !== 'chat') throw freewayError('FREEWAY_WRONG_MODEL_KIND', wrongKind(entry.id, kind, 'chat'));
     const plan = await router.plan(entry, keys, isAlias(entry) ? api.needs(request) : [], client);
     const user = api.user(request);
     const extras: RequestExtras = api.extras ? { ...api.extras(request), user } : { user };
-    const call: UpstreamCall = { options: api.callOptions(request), models, extras };
-    const caller = callerController(res, deps.shutdown);
     const attempts: AttemptLog[] = [];
     locals.attempts = attempts;
+    const model = router.model(plan, keys, { models, extras, attempts, maxResponseBytes: deps.maxResponseBytes });
+    const options = { ...api.callOptions(request), abortSignal: callerController(res, deps.shutdown).signal };
     try {
       if (api.stream(request)) {
-        const routed = await router.run(plan, keys, (candidate, control) => openStream(call, candidate, control), caller.signal, attempts, call.options.maxOutputTokens);
-        await sendStream(res, routed, api.openStream(request), attempts, deps, keys);
+        await sendStream(res, await model.doStream(options), api.openStream(request), attempts, deps, keys);
         return;
       }
-      const routed = await router.run(plan, keys, (candidate, control) => collect(call, candidate, control, deps.maxResponseBytes), caller.signal, attempts, call.options.maxOutputTokens);
-      await routed.finish();
-      setRoutingHeaders(res, routed, attempts);
-      res.json(api.respond(routed.value, request));
+      const result = await model.doGenerate(options);
+      setRoutingHeaders(res, result.candidate, attempts);
+      res.json(api.respond(result, request));
       // Only an answer the socket could not take at once needs watching.
       if (res.writableLength > 0) cutWhenStalled(res, deps.clientStallTimeoutMs);
     } catch (error) {
       routeFailed(error, res, attempts, deps.shutdown);
     }
   };
+}
+
+/** Tools of the request left out of the upstream call, named in X-Freeway-Dropped-Tools and the log line. */
+function noteDroppedTools(res: Response, dropped: readonly string[] | undefined): void {
+  if (dropped === undefined || dropped.length === 0) return;
+  const names = dropped.join(', ');
+  res.setHeader('X-Freeway-Dropped-Tools', names);
+  res.locals.note = `tools left out of the upstream call (hosted tools Freeway cannot run): ${names}`;
 }
 
 /** Aborted when the caller goes away before its answer is written, or when a shutdown interrupts running requests. */
@@ -254,7 +250,7 @@ export function routeFailed(error: unknown, res: Response, attempts: readonly At
   if (error instanceof CallerGone) {
     if (shutdown.interrupted && !res.destroyed && !res.headersSent) {
       res.locals.cut = { reason: SHUTDOWN_REASON };
-      throw new HttpError(503, 'server_error', SHUTTING_DOWN_MESSAGE);
+      throw freewayError('FREEWAY_SHUTTING_DOWN');
     }
     res.destroy();
     return;

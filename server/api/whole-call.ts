@@ -1,8 +1,8 @@
 import type { Response } from 'express';
-import { kindOf, wrongKindMessage, type Alias, type Catalog, type CatalogModel } from '../../catalog/catalog.ts';
-import { unknownModelMessage } from '../../catalog/suggest.ts';
+import { kindOf, wrongKind, type Alias, type Catalog, type CatalogModel } from '../../catalog/catalog.ts';
+import { didYouMean } from '../../catalog/suggest.ts';
 import type { ModelKind } from '../../providers/types.ts';
-import { clip, HttpError } from '../core/errors.ts';
+import { clip, freewayError } from '../core/errors.ts';
 import type { ShutdownGate } from '../http/shutdown.ts';
 import type { KeySet } from '../routing/keys.ts';
 import type { AttemptFn, AttemptLog, Router } from '../routing/router.ts';
@@ -11,9 +11,9 @@ import { callerController, routeFailed, setRoutingHeaders } from './completion.t
 /** The catalog entry a request names, which must be of `kind`: a 404 when unknown, a 400 naming it when of another kind. */
 export function entryOfKind(catalog: Catalog, model: string, kind: ModelKind): Alias | CatalogModel {
   const entry = catalog.byId.get(model);
-  if (!entry) throw new HttpError(404, 'invalid_request_error', unknownModelMessage(catalog, model, clip(model)));
+  if (!entry) throw freewayError('FREEWAY_UNKNOWN_MODEL', { model: clip(model), suggestion: didYouMean(catalog, model) });
   const actual = kindOf(entry);
-  if (actual !== kind) throw new HttpError(400, 'invalid_request_error', wrongKindMessage(entry.id, actual, kind));
+  if (actual !== kind) throw freewayError('FREEWAY_WRONG_MODEL_KIND', wrongKind(entry.id, actual, kind));
   return entry;
 }
 
@@ -33,10 +33,9 @@ export async function runWholeCall<T>(res: Response, deps: WholeCallDeps, entry:
   const attempts: AttemptLog[] = [];
   res.locals.attempts = attempts;
   try {
-    const routed = await deps.router.run(plan, keys, attempt, caller.signal, attempts);
-    await routed.finish();
-    setRoutingHeaders(res, routed, attempts);
-    return { value: routed.value, model: routed.candidate.model };
+    const { value, candidate } = await deps.router.call(plan, keys, attempt, caller.signal, attempts);
+    setRoutingHeaders(res, candidate, attempts);
+    return { value, model: candidate.model };
   } catch (error) {
     routeFailed(error, res, attempts, deps.shutdown);
     return undefined;

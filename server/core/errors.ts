@@ -282,11 +282,6 @@ export function errorBody(status: number, type: ErrorType, message: string): Err
 /** How one client API's errors look on the wire; OpenAI's `errorBody` unless a route sets `res.locals.errorBody`. */
 export type ErrorBodyFormat = (status: number, type: ErrorType, message: string) => unknown;
 
-/**
- * A 400 `invalid_request_error` with a free-form message. Kept for the routing
- * sites until they move to `freewayError`; new code uses the catalogue.
- */
-export const invalidRequest = (message: string, status = 400): HttpError => new HttpError(status, 'invalid_request_error', message);
 
 /** How much of a caller's own text (a model id, a path) an error message echoes. */
 export const MAX_ECHO_LENGTH = 256;

@@ -1,4 +1,3 @@
-import { errorCatalogue } from '../core/errors.ts';
 /**
  * Lets a stopping server answer the requests still running when
  * SHUTDOWN_TIMEOUT_MS runs out, instead of cutting them silently. Each running
@@ -18,7 +17,6 @@ export interface Shutdown {
   interrupt(): void;
 }
 
-export const SHUTTING_DOWN_MESSAGE = errorCatalogue.FREEWAY_SHUTTING_DOWN.message;
 
 export function createShutdown(): Shutdown {
   const running = new Set<() => void>();

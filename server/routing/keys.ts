@@ -1,13 +1,13 @@
 import type { ProviderPlugin } from '../../providers/types.ts';
-import { HttpError } from '../core/errors.ts';
-import type { KeyPool, KeyReader, KeySet } from '../core/keys.ts';
+import { freewayError, type HttpError } from '../core/errors.ts';
+import type { KeyPool, KeyReader } from '../core/keys.ts';
 
 /** The most keys one provider's header may carry. */
 export const MAX_KEYS_PER_HEADER = 16;
 
 export type { KeyPool, KeyReader, KeySet } from '../core/keys.ts';
 
-const invalid = (message: string): HttpError => new HttpError(400, 'invalid_request_error', message);
+const invalid = (problem: string): HttpError => freewayError('FREEWAY_INVALID_KEY_HEADER', { problem });
 
 /**
  * Splits one header into its keys: `a,b` or `a, b`. Messages name the header

@@ -4,7 +4,8 @@ import { openAICompatibleOptions, tokenLogprobs, type TokenLogprob } from '../..
 import type { FetchFunction, ModelFactoryOptions, ProviderPlugin, RequestExtras } from '../../providers/types.ts';
 import { noUsage, reportedUsage } from '../../providers/usage.ts';
 import { assertFinished, isFirstOutput } from '../core/parts.ts';
-import type { AttemptControl, Candidate } from './router.ts';
+import type { Attempt, AttemptControl } from './attempt.ts';
+import type { Candidate } from './plan.ts';
 import { BeforeRequest, ResponseTooLarge } from './upstream-errors.ts';
 
 /** Everything an attempt needs except the abort signal, built once per request by a client API's mapping. */
@@ -132,20 +133,20 @@ function callOptions(call: UpstreamCall, candidate: Candidate, control: AttemptC
  * whose streams carry no usage, see `collect`): that way time to first token
  * and stream silence bound every attempt alike.
  */
-export async function openStream(call: UpstreamCall, candidate: Candidate, control: AttemptControl): Promise<OpenedStream> {
+export async function openStream(call: UpstreamCall, candidate: Candidate, control: Attempt): Promise<OpenedStream> {
   const { stream, response } = await beginCall(control, async () => (await call.models(candidate.model)).doStream(callOptions(call, candidate, control)));
   if (response?.headers) control.responseHeaders(response.headers);
   const reader = stream.getReader();
   const head: LanguageModelV4StreamPart[] = [];
   try {
     for (;;) {
-      const { done, value } = await reader.read();
+      const { done, value } = await control.read(reader);
       if (done) throw new Error('the upstream stream ended without any output');
       if (value.type === 'error') throw value.error;
       if (value.type === 'finish') assertFinished(value.finishReason);
       head.push(value);
       if (isFirstOutput(value)) {
-        control.output();
+        control.firstOutput();
         return { reader, head };
       }
     }
@@ -168,7 +169,7 @@ export interface Collected {
  * Usage is what the upstream reported. More than `maxBytes` of answer (UTF-8
  * text, reasoning and tool-call arguments) fails the attempt as a bad upstream response.
  */
-export async function collectStream(opened: OpenedStream, control: AttemptControl, maxBytes: number): Promise<Collected> {
+export async function collectStream(opened: OpenedStream, control: Attempt, maxBytes: number): Promise<Collected> {
   let bytes = 0;
   const grow = (piece: string): void => {
     bytes += Buffer.byteLength(piece);
@@ -214,9 +215,8 @@ export async function collectStream(opened: OpenedStream, control: AttemptContro
   try {
     for (const part of opened.head) take(part);
     for (;;) {
-      const { done, value } = await opened.reader.read();
+      const { done, value } = await control.read(opened.reader);
       if (done) break;
-      control.output();
       take(value);
     }
   } catch (error) {
@@ -248,7 +248,7 @@ export async function generate(call: UpstreamCall, candidate: Candidate, control
 }
 
 /** The whole answer of one attempt, for a caller that did not ask to stream. */
-export async function collect(call: UpstreamCall, candidate: Candidate, control: AttemptControl, maxBytes: number): Promise<Collected> {
+export async function collect(call: UpstreamCall, candidate: Candidate, control: Attempt, maxBytes: number): Promise<Collected> {
   if (candidate.model.provider.usageInStreams === false) return generate(call, candidate, control);
   return collectStream(await openStream(call, candidate, control), control, maxBytes);
 }

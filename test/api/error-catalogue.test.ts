@@ -2,9 +2,8 @@ import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
 import { errorsDocPath, errorsDocSource } from '../../scripts/errors-doc.ts';
 import { errorCatalogue, errorMessage, freewayError, HttpError, invalidField, type ErrorSpec } from '../../server/core/errors.ts';
-import { wrongKindMessage } from '../../catalog/catalog.ts';
-import { didYouMean, unknownModelMessage } from '../../catalog/suggest.ts';
-import { SHUTTING_DOWN_MESSAGE } from '../../server/http/shutdown.ts';
+import { wrongKind } from '../../catalog/catalog.ts';
+import { didYouMean } from '../../catalog/suggest.ts';
 import { startFreeway, testCatalog, type RunningFreeway } from '../support/freeway.ts';
 
 const entries = Object.entries(errorCatalogue as Record<string, ErrorSpec>);
@@ -41,14 +40,15 @@ describe('the error catalogue', () => {
     expect(error.type).to.equal('freeway_all_providers_failed');
   });
 
-  it('has entries that word the routing sites\' messages as they read today, for their switch to freewayError', async () => {
+  it('words the routing sites\' messages as they read before the catalogue', async () => {
     const catalog = await testCatalog();
-    expect(errorMessage('FREEWAY_UNKNOWN_MODEL', { model: 'groq/nope', suggestion: didYouMean(catalog, 'groq/nope') })).to.equal(unknownModelMessage(catalog, 'groq/nope', 'groq/nope'));
-    expect(errorMessage('FREEWAY_UNKNOWN_MODEL', { model: 'FREE:AUTO', suggestion: didYouMean(catalog, 'FREE:AUTO') })).to.equal(unknownModelMessage(catalog, 'FREE:AUTO', 'FREE:AUTO'));
-    expect(errorMessage('FREEWAY_WRONG_MODEL_KIND', { model: 'free:embed', kind: 'an embedding model', wanted: 'a chat model', route: 'POST /v1/embeddings' })).to.equal(
-      wrongKindMessage('free:embed', 'embedding', 'chat'),
+    expect(errorMessage('FREEWAY_UNKNOWN_MODEL', { model: 'groq/nope', suggestion: didYouMean(catalog, 'groq/nope') })).to.equal('Unknown model: groq/nope. GET /v1/models lists the models.');
+    expect(errorMessage('FREEWAY_UNKNOWN_MODEL', { model: 'FREE:AUTO', suggestion: didYouMean(catalog, 'FREE:AUTO') })).to.equal(
+      'Unknown model: FREE:AUTO. Did you mean `free:auto`? GET /v1/models lists the models.',
     );
-    expect(errorMessage('FREEWAY_SHUTTING_DOWN')).to.equal(SHUTTING_DOWN_MESSAGE);
+    expect(errorMessage('FREEWAY_WRONG_MODEL_KIND', wrongKind('free:embed', 'embedding', 'chat'))).to.equal(
+      'free:embed is an embedding model, not a chat model: use it with POST /v1/embeddings.',
+    );
   });
 
   it('words a field error as Validation failed: <field>: <detail>', () => {

@@ -5,7 +5,7 @@
  * (or on what the upstream was sent).
  */
 import { expect } from 'chai';
-import OpenAI, { APIError, AuthenticationError, BadRequestError, InternalServerError, NotFoundError } from 'openai';
+import OpenAI, { AuthenticationError, BadRequestError, InternalServerError, NotFoundError } from 'openai';
 import type { ChatCompletionChunk, ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
 import { startFreeway, type RunningFreeway } from '../support/freeway.ts';
 import { headerFor, keyHeaders, testKeys } from '../support/keys.ts';

@@ -3,7 +3,7 @@ import type { ProviderPlugin } from '../../providers/types.ts';
 import { expectError } from '../support/errors.ts';
 import { startFreeway, type RunningFreeway } from '../support/freeway.ts';
 import { providerPlugins } from '../support/plugins.ts';
-import { headerFor, testKeys } from '../support/keys.ts';
+import { testKeys } from '../support/keys.ts';
 import { startUpstream, type FakeUpstream } from '../support/upstream.ts';
 import { checkablePlugins, keyCheckAnswers, keyFor } from '../support/checkable.ts';
 import { skipWithoutRedis, startRedis, type RunningRedis } from '../support/redis.ts';

@@ -4,20 +4,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describeSize, functionSizes, isTooLarge, MAX_OWN_LINES, MAX_TOTAL_LINES, type FunctionSize } from '../../scripts/function-sizes.ts';
 
-/*
- * Known offenders in other parts of issue 17, shrunk by their owners at the same
- * time as this check was added: the lead empties this list once their branches
- * are merged. Each names its part; file and function, not line, so that edits
- * above them do not matter.
- */
-const knownOffenders: ReadonlyArray<readonly [file: string, name: string, part: string]> = [
-  ['server/routing/router.ts', 'createRouter', 'ROUTING'],
-  ['server/routing/router.ts', 'run', 'ROUTING'],
-  ['server/routing/router.ts', 'plan', 'ROUTING'],
-];
-
-const isKnown = (size: FunctionSize): boolean => knownOffenders.some(([file, name]) => size.file === file && size.name === name);
-
 describe(`function sizes: no function in server/ has more than ${MAX_OWN_LINES} lines of its own or ${MAX_TOTAL_LINES} in all`, function () {
   // The compiler (tsgo) starts and parses the project once: a few seconds.
   this.timeout(60_000);
@@ -32,12 +18,7 @@ describe(`function sizes: no function in server/ has more than ${MAX_OWN_LINES} 
   });
 
   it('none is too large (file:line and function named)', () => {
-    expect(sizes.filter((size) => isTooLarge(size) && !isKnown(size)).map(describeSize)).to.deep.equal([]);
-  });
-
-  it('every known offender of another part is still too large (else: take it off the list)', () => {
-    const stillLarge = knownOffenders.filter(([file, name]) => sizes.some((size) => size.file === file && size.name === name && isTooLarge(size)));
-    expect(stillLarge).to.deep.equal(knownOffenders);
+    expect(sizes.filter(isTooLarge).map(describeSize)).to.deep.equal([]);
   });
 });
 

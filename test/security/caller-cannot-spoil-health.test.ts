@@ -240,7 +240,7 @@ describe('no caller can spoil a key\'s health for others', () => {
       const router = createRouter({
         config: {
           routing: { maxAttempts: 5, strategy: 'priority', exploreShare: 0 },
-          timeouts: { requestMs: 5_000, firstTokenMs: 1_000, streamIdleMs: 1_000, streamMaxDurationMs: 5_000, clientStallMs: 1_000 },
+          timeouts: { requestMs: 5_000, firstTokenMs: 1_000, streamIdleMs: 1_000, streamMaxDurationMs: 5_000 },
         },
         health,
         hashKey,

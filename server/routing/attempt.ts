@@ -1,0 +1,137 @@
+import type { Candidate } from './plan.ts';
+import { AttemptTimeout, DeadlineExceeded } from './upstream-errors.ts';
+
+/** One attempt: its abort signal and its timers. Only time spent waiting on the upstream counts against it. */
+
+export interface AttemptLog {
+  readonly provider: string;
+  readonly model: string;
+  /** The key's position in its header, when the header carried more than one key. */
+  readonly key?: number;
+  /** Upstream HTTP status, `ok`, or what went wrong without one (`timeout`, `connection`, ...). */
+  readonly status: number | string;
+  readonly ms: number;
+}
+
+/** What a call to one upstream is handed: the signal to pass on, and where to report what it learnt. */
+export interface AttemptControl {
+  readonly signal: AbortSignal;
+  /** Call with the upstream's response headers: the provider's quota figures are read from them. */
+  responseHeaders(headers: Readonly<Record<string, string>>): void;
+  /**
+   * Call before a non-streaming upstream call, whose output only comes whole:
+   * there is no first token to wait for, so only the request's deadline
+   * (`REQUEST_TIMEOUT_MS` from the request's start) bounds the attempt.
+   */
+  whole(): void;
+}
+
+/** A streaming attempt's reads: the silence timers run only while a read waits on the upstream. */
+export interface Attempt extends AttemptControl {
+  /** Reads one part; FIRST_TOKEN_TIMEOUT_MS, then STREAM_IDLE_TIMEOUT_MS, bound the wait. */
+  read<T>(reader: ReadableStreamDefaultReader<T>): ReturnType<ReadableStreamDefaultReader<T>['read']>;
+  /** The first real output arrived: the first-token timer gives way to the idle timer and the request's deadline. */
+  firstOutput(): void;
+}
+
+export interface AttemptTimings {
+  readonly firstTokenTimeoutMs: number;
+  readonly streamIdleTimeoutMs: number;
+  readonly requestTimeoutMs: number;
+  readonly streamMaxDurationMs: number;
+}
+
+/** The attempt as the router runs it: the control it hands the call, and how it ends. */
+export interface RunningAttempt {
+  readonly attempt: Attempt;
+  readonly started: number;
+  /** The upstream's response headers, when the call reported them. */
+  headers(): Readonly<Record<string, string>> | undefined;
+  /** The answer is handed to the caller: from now STREAM_MAX_DURATION_MS (from the request's start) bounds it. */
+  handOver(): void;
+  /** Clears the timers and lets go of the caller's signal; aborts the upstream call unless it ended well. */
+  end(aborted: boolean): void;
+}
+
+export function logAttempt(candidate: Candidate, status: number | string, ms: number): AttemptLog {
+  const { model } = candidate;
+  return candidate.keyCount > 1
+    ? { provider: model.provider.id, model: model.spec.id, key: candidate.keyPosition, status, ms }
+    : { provider: model.provider.id, model: model.spec.id, status, ms };
+}
+
+/**
+ * Starts an attempt: `left` is the request's time left, `runStarted` its start.
+ * `onFirstOutput` gets the time to first output (for latency routing).
+ */
+export function startAttempt(
+  timings: AttemptTimings,
+  callerSignal: AbortSignal,
+  runStarted: number,
+  left: number,
+  onFirstOutput: (ms: number) => void,
+): RunningAttempt {
+  const started = Date.now();
+  const controller = new AbortController();
+  const onCallerGone = (): void => controller.abort(callerSignal.reason);
+  callerSignal.addEventListener('abort', onCallerGone, { once: true });
+  let streaming = false;
+  let reading = false;
+  let upstreamHeaders: Readonly<Record<string, string>> | undefined;
+  const abort = (reason: Error): void => controller.abort(reason);
+  // Before the first token one timer bounds both silence and the request's time left.
+  let silence = setTimeout(() => abort(new AttemptTimeout('first token')), Math.min(timings.firstTokenTimeoutMs, left));
+  let overall: NodeJS.Timeout | undefined;
+  const onIdle = (): void => {
+    // Time the caller takes to read is not upstream silence.
+    if (reading) abort(new AttemptTimeout('stream idle'));
+  };
+  const deadline = (label: string, setting: string, ms: number, from: number): NodeJS.Timeout =>
+    setTimeout(() => abort(new DeadlineExceeded(label, `${label} (${setting}, ${ms} ms)`)), Math.max(0, from + ms - Date.now()));
+
+  const attempt: Attempt = {
+    signal: controller.signal,
+    responseHeaders(headers) {
+      upstreamHeaders = headers;
+    },
+    whole() {
+      clearTimeout(silence);
+      silence = setTimeout(() => abort(new AttemptTimeout('request timeout')), Math.max(0, runStarted + timings.requestTimeoutMs - Date.now()));
+    },
+    firstOutput() {
+      if (streaming) return;
+      streaming = true;
+      onFirstOutput(Date.now() - started);
+      clearTimeout(silence);
+      silence = setTimeout(onIdle, timings.streamIdleTimeoutMs);
+      overall = deadline('request timeout', 'REQUEST_TIMEOUT_MS', timings.requestTimeoutMs, runStarted);
+    },
+    async read(reader) {
+      if (!streaming) return reader.read();
+      reading = true;
+      // Re-arms the idle timer, also after it fired while nobody was reading.
+      silence.refresh();
+      try {
+        return await reader.read();
+      } finally {
+        reading = false;
+      }
+    },
+  };
+  return {
+    attempt,
+    started,
+    headers: () => upstreamHeaders,
+    handOver() {
+      clearTimeout(overall);
+      overall = deadline('stream max duration', 'STREAM_MAX_DURATION_MS', timings.streamMaxDurationMs, runStarted);
+    },
+    end(aborted) {
+      clearTimeout(silence);
+      clearTimeout(overall);
+      callerSignal.removeEventListener('abort', onCallerGone);
+      // Whatever failed, the upstream call is over: release its connection.
+      if (aborted && !controller.signal.aborted) controller.abort(new AttemptTimeout('attempt over'));
+    },
+  };
+}

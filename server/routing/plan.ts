@@ -1,0 +1,249 @@
+import { tierRank, type Alias, type CatalogModel } from '../../catalog/catalog.ts';
+import type { Capability } from '../../providers/types.ts';
+import { freewayError } from '../core/errors.ts';
+import type { HealthView } from './health.ts';
+import type { KeySet } from './keys.ts';
+import type { LiveList } from '../models/live-lists.ts';
+import type { Quarantined } from '../models/quarantine.ts';
+import type { KeyView } from '../models/views.ts';
+import { isLiveOnly } from '../models/views.ts';
+import { keyName, refusedKey, skipReason } from './failover.ts';
+
+/** Planning: which models and keys a request tries, in which order. Pure: every input is handed in. */
+
+export interface Candidate {
+  readonly model: CatalogModel;
+  readonly key: string;
+  /** `provider:hmac(key)`, the health record's id. */
+  readonly healthId: string;
+  /** 0 healthy, 1 half-open: the attempt is the key's probe. */
+  readonly tier: 0 | 1;
+  /** The key's position in its header, from 1. */
+  readonly keyPosition: number;
+  /** How many keys that header carried; with more than one, attempts and messages name the key by position. */
+  readonly keyCount: number;
+  /** The output budget for this attempt when the model takes less than the request asks for; else the request's own. */
+  readonly maxOutputTokens?: number;
+}
+
+/** One of a provider's keys that this request may use. */
+export interface PoolKey {
+  readonly key: string;
+  readonly healthId: string;
+  /** Its position in the header, from 1. */
+  readonly position: number;
+  readonly tier: 0 | 1;
+  /** The key's live model list, when one is known: an alias picks only its models for this key. */
+  readonly list?: LiveList;
+  /** Models quarantined for this key: an alias skips them. */
+  readonly quarantined?: Quarantined;
+}
+
+/** A provider's keys as this request sees them. */
+export interface ProviderKeys {
+  /** The keys not being skipped, in header order. */
+  readonly usable: readonly PoolKey[];
+  /** How many keys the header carried. */
+  readonly count: number;
+  /** The key's health id for one key; for a pool an HMAC of its keys' HMACs: round robin and latency are kept per pool. */
+  readonly poolId: string;
+}
+
+export interface Plan {
+  /** `free:…` or `{provider}/{modelId}`, for messages. */
+  readonly target: string;
+  readonly pinned: boolean;
+  /**
+   * One per model, in the order they are tried, each with the first usable key of
+   * its provider. For a pool, whose turn it is is decided when the model is tried.
+   */
+  readonly candidates: readonly Candidate[];
+  /** Provider id -> its keys for this request. */
+  readonly keys: ReadonlyMap<string, ProviderKeys>;
+  /** Candidates left out for their health, as `provider: reason` for the 502 message. */
+  readonly skipped: readonly string[];
+  readonly retryAfterSeconds: number | undefined;
+}
+
+/** Everything a plan is made from, gathered beforehand (hashes, health, live lists, latency). */
+export interface PlanInput {
+  readonly entry: Alias | CatalogModel;
+  /** The models to plan: `candidateModels(entry, keys, needs)`. */
+  readonly models: readonly CatalogModel[];
+  readonly needs: readonly Capability[];
+  readonly keys: KeySet;
+  /** Provider id -> its keys' health ids, in header order. */
+  readonly healthIds: ReadonlyMap<string, readonly string[]>;
+  /** Health id -> its health as seen now; a key without one is healthy. */
+  readonly health: (healthId: string) => HealthView | undefined;
+  /** Provider id -> the live list of each of its keys (header order), for an alias. */
+  readonly lists?: ReadonlyMap<string, ReadonlyArray<LiveList | undefined>>;
+  /** Health id -> the models quarantined for that key. */
+  readonly quarantined?: ReadonlyMap<string, Quarantined>;
+  /** What a live list means for routing (`ModelKnowledge.view`); without it, live lists are ignored. */
+  readonly view?: (provider: CatalogModel['provider'], list: LiveList) => KeyView;
+  /** A pool's id from its keys' health ids. */
+  readonly poolId: (providerId: string, healthIds: readonly string[]) => string;
+  readonly routing: 'latency' | 'priority';
+  readonly exploreShare: number;
+  /** The first-token latency estimate of `poolId|modelId`, when one is known. */
+  readonly latency: (id: string) => number | undefined;
+  readonly random: () => number;
+}
+
+export const hasAll = (model: CatalogModel, needs: readonly Capability[]): boolean =>
+  needs.every((need) => model.spec.capabilities.includes(need));
+
+function headerList(models: readonly CatalogModel[]): string {
+  return [...new Set(models.map((model) => model.provider.header))].join(', ');
+}
+
+/** The models an entry may be served by with these keys; a 401 naming the headers to send when none. */
+export function candidateModels(entry: Alias | CatalogModel, keys: KeySet, needs: readonly Capability[]): readonly CatalogModel[] {
+  if (!('models' in entry)) {
+    if (!keys.has(entry.provider.id)) throw freewayError('FREEWAY_KEY_HEADER_MISSING', { model: entry.id, header: entry.provider.header });
+    return [entry];
+  }
+  const able = needs.length === 0 ? entry.models : entry.models.filter((model) => hasAll(model, needs));
+  const models = able.filter((model) => keys.has(model.provider.id));
+  if (models.length === 0) {
+    const what = needs.length === 0 ? entry.id : `${entry.id} with ${needs.join(' and ')}`;
+    throw freewayError('FREEWAY_NO_PROVIDER_KEY', { what, headers: headerList(able) });
+  }
+  return models;
+}
+
+/** Whether an alias may pick `model` with `choice`: in the key's live list (or curated, without one), and not quarantined. */
+export function canUse(choice: PoolKey, model: CatalogModel): boolean {
+  if (choice.quarantined?.has(model.spec.id)) return false;
+  return choice.list ? choice.list.models.has(model.spec.id) : !isLiveOnly(model);
+}
+
+/** A pinned model with a single key is always tried, as there is nothing to choose from. */
+export function looksAtHealth(pinned: boolean, healthIds: ReadonlyMap<string, readonly string[]>): boolean {
+  if (!pinned) return true;
+  for (const ids of healthIds.values()) if (ids.length > 1) return true;
+  return false;
+}
+
+interface Skips {
+  readonly skipped: string[];
+  retryAfterSeconds: number | undefined;
+}
+
+/** One provider's keys for this request; the ones skipped for their health are added to `skips`. */
+function providerKeysOf(input: PlanInput, id: string, poolIds: readonly string[], lookHealth: boolean, skips: Skips): ProviderKeys {
+  const pool = input.keys.get(id) ?? [];
+  const usable: PoolKey[] = [];
+  for (let k = 0; k < pool.length; k++) {
+    const healthId = poolIds[k] as string;
+    const view = input.health(healthId);
+    if (view && view.tier === 2 && lookHealth) {
+      if (view.state === 'invalid_key' || view.state === 'no_credit') {
+        // Refused earlier and not tried again: waiting would not help, so no Retry-After from it.
+        const header = (input.models.find((model) => model.provider.id === id) as CatalogModel).provider.header;
+        const said = view.reason ?? (view.state === 'invalid_key' ? 'invalid key' : 'no credit');
+        skips.skipped.push(`${keyName(id, k + 1, pool.length)}: ${refusedKey(view.state, said, header, k + 1, pool.length, true)}`);
+        continue;
+      }
+      skips.skipped.push(`${keyName(id, k + 1, pool.length)}: ${skipReason(view.state, view.retryAfter, view.reason)}`);
+      if (view.retryAfter !== undefined) skips.retryAfterSeconds = Math.min(skips.retryAfterSeconds ?? Infinity, view.retryAfter);
+      continue;
+    }
+    const list = input.lists?.get(id)?.[k];
+    const out = input.quarantined?.get(healthId);
+    const choice: PoolKey = { key: pool[k] as string, healthId, position: k + 1, tier: view?.tier === 1 ? 1 : 0 };
+    usable.push(list || out ? { ...choice, list, quarantined: out } : choice);
+  }
+  return { usable, count: pool.length, poolId: input.poolId(id, poolIds) };
+}
+
+/** The models of `provider` an alias picks for keys with live lists: the union of their lists' views, in order. */
+function liveAliasModels(
+  view: NonNullable<PlanInput['view']>,
+  alias: Alias,
+  provider: CatalogModel['provider'],
+  lists: ReadonlyArray<LiveList | undefined>,
+  curated: readonly CatalogModel[],
+): CatalogModel[] {
+  const seen = new Set<string>();
+  const merged: CatalogModel[] = [];
+  const add = (model: CatalogModel): void => {
+    if (seen.has(model.id)) return;
+    seen.add(model.id);
+    merged.push(model);
+  };
+  for (const list of lists) {
+    if (list) for (const model of view(provider, list).aliases.get(alias.id) ?? []) add(model);
+    // A key of the pool without a list is assumed to serve the curated models.
+    else for (const model of curated) add(model);
+  }
+  return merged;
+}
+
+/** An alias's models for this request's keys, once some key has a live list or a quarantined model. */
+function learntModels(input: PlanInput, providerKeys: ReadonlyMap<string, ProviderKeys>): CatalogModel[] {
+  const byProvider = new Map<string, CatalogModel[]>();
+  for (const model of input.models) {
+    const group = byProvider.get(model.provider.id);
+    if (group) group.push(model);
+    else byProvider.set(model.provider.id, [model]);
+  }
+  const result: CatalogModel[] = [];
+  for (const [id, group] of byProvider) {
+    const provider = (group[0] as CatalogModel).provider;
+    const providerLists = input.lists?.get(id);
+    const candidates =
+      input.view && providerLists?.some((list) => list !== undefined)
+        ? liveAliasModels(input.view, input.entry as Alias, provider, providerLists, group).filter((model) => hasAll(model, input.needs))
+        : group;
+    const { usable } = providerKeys.get(id) as ProviderKeys;
+    for (const model of candidates) if (usable.some((choice) => canUse(choice, model))) result.push(model);
+  }
+  return result;
+}
+
+/** How many candidates, from the first, share the first one's tier. */
+function countSameTier(ready: readonly Candidate[]): number {
+  const first = tierRank((ready[0] as Candidate).model.provider);
+  let count = 1;
+  while (count < ready.length && tierRank((ready[count] as Candidate).model.provider) === first) count += 1;
+  return count;
+}
+
+/** The candidates in the order they are tried: free tiers first (catalog order), then the fastest; now and then one explored. */
+function orderCandidates(input: PlanInput, models: readonly CatalogModel[], providerKeys: ReadonlyMap<string, ProviderKeys>, pinned: boolean): Candidate[] {
+  const latencyRouting = input.routing === 'latency';
+  const ready: Array<Candidate & { order: number; ms: number }> = [];
+  models.forEach((model, order) => {
+    const { usable, count, poolId } = providerKeys.get(model.provider.id) as ProviderKeys;
+    const first = pinned ? usable[0] : usable.find((choice) => canUse(choice, model));
+    if (!first) return;
+    const ms = latencyRouting ? input.latency(`${poolId}|${model.spec.id}`) ?? Infinity : 0;
+    ready.push({ model, key: first.key, healthId: first.healthId, tier: first.tier, keyPosition: first.position, keyCount: count, order, ms });
+  });
+  // A half-open key keeps its place: the request that reaches it is its probe.
+  ready.sort((a, b) => tierRank(a.model.provider) - tierRank(b.model.provider) || a.ms - b.ms || a.order - b.order);
+  const sameTier = ready.length > 1 ? countSameTier(ready) : 1;
+  if (latencyRouting && sameTier > 1 && input.random() < input.exploreShare) {
+    // Keep the estimates of the others fresh: now and then one of them goes first, never one of a costlier tier.
+    const pick = 1 + Math.floor(input.random() * (sameTier - 1));
+    const [explored] = ready.splice(pick, 1);
+    if (explored) ready.unshift(explored);
+  }
+  return ready;
+}
+
+/** The plan for one request: the candidates in order, each provider's usable keys, and what was skipped and why. */
+export function planCandidates(input: PlanInput): Plan {
+  const { entry } = input;
+  const pinned = !('models' in entry);
+  const lookHealth = looksAtHealth(pinned, input.healthIds);
+  const providerKeys = new Map<string, ProviderKeys>();
+  const skips: Skips = { skipped: [], retryAfterSeconds: undefined };
+  for (const [id, poolIds] of input.healthIds) providerKeys.set(id, providerKeysOf(input, id, poolIds, lookHealth, skips));
+  const learnt = !pinned && input.view !== undefined && (input.lists !== undefined || (input.quarantined?.size ?? 0) > 0);
+  const models = learnt ? learntModels(input, providerKeys) : input.models;
+  const candidates = orderCandidates(input, models, providerKeys, pinned);
+  return { target: entry.id, pinned, candidates, keys: providerKeys, skipped: skips.skipped, retryAfterSeconds: skips.retryAfterSeconds };
+}
