@@ -9,13 +9,6 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { repoRoot } from '../support/process.ts';
 
-/**
- * Pages the README links to that are written on other branches of the same change (the settings
- * table and the error catalogue). While one is missing, a link to it from README.md, and only from
- * there, is let through; once the page exists it is checked like any other.
- */
-const writtenElsewhere: ReadonlySet<string> = new Set(['docs/configuration.md', 'docs/errors.md']);
-
 interface Link {
   readonly target: string;
   readonly line: number;
@@ -130,7 +123,7 @@ function brokenLinks(pages: ReadonlyMap<string, string>, root: string): string[]
         continue;
       }
       if (!pages.has(to) && !existsSync(join(root, to))) {
-        if (!(writtenElsewhere.has(to) && path === 'README.md' && anchor === undefined)) problems.push(`${where}: ${to} does not exist`);
+        problems.push(`${where}: ${to} does not exist`);
         continue;
       }
       if (anchor === undefined || !to.endsWith('.md')) continue;
