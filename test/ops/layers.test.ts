@@ -6,7 +6,7 @@ import { repoRoot } from '../support/process.ts';
 /*
  * The house's layers, lowest first. A module imports only from its own layer or
  * lower ones (and from catalog/, providers/, node_modules); providers/ and
- * catalog/ never import from server/. Settings (server/config.ts, or
+ * catalog/ never import from server/. Settings (in
  * server/config/) are read by every layer and import none of them, so they sit
  * with core.
  */
