@@ -17,12 +17,12 @@
  *   node scripts/attack/listing-flood.ts [attackers] [keysPerAttacker]
  */
 import { randomBytes } from 'node:crypto';
-import { Agent, request, type ServerResponse } from 'node:http';
+import type { ServerResponse } from 'node:http';
 import { loadProviderPlugins } from '../../providers/loader.ts';
 import { json, openAIText, type SeenRequest } from '../../test/support/upstream.ts';
 import { startFreewayChild } from './freeway-child.ts';
 import type { AttackResult } from './types.ts';
-import { percentile, sleep, startUpstream } from './upstreams.ts';
+import { agentFrom, percentile, send, sleep, startUpstream, type Answer } from './upstreams.ts';
 
 export interface ListingFloodOptions {
   /** Flooding clients, each from its own address 127.0.1.x (40). */
@@ -102,28 +102,6 @@ function sentKey(req: SeenRequest): string {
   if (typeof auth === 'string') return auth.replace(/^Bearer /, '');
   return String(req.headers['x-goog-api-key'] ?? '');
 }
-
-interface Answer {
-  status: number;
-  ms: number;
-}
-
-/** One request to Freeway from `localAddress`, with a 15 s cap; status 0 when it was not answered. */
-function send(agent: Agent, port: number, method: string, path: string, headers: Record<string, string>, body?: string): Promise<Answer> {
-  const started = performance.now();
-  return new Promise((resolve) => {
-    const req = request({ host: '127.0.0.1', port, method, path, headers, agent, timeout: 15_000 }, (res) => {
-      res.resume();
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, ms: performance.now() - started }));
-      res.on('error', () => resolve({ status: 0, ms: performance.now() - started }));
-    });
-    req.on('timeout', () => req.destroy());
-    req.on('error', () => resolve({ status: 0, ms: performance.now() - started }));
-    req.end(body);
-  });
-}
-
-const agentFrom = (localAddress: string, sockets: number): Agent => new Agent({ keepAlive: true, maxSockets: sockets, localAddress });
 
 function floodListing(count: number): string {
   const data = Array.from({ length: count }, (_, i) => ({

@@ -2,7 +2,7 @@
  * Fake providers on 127.0.0.1 for the attacks that need an upstream, and the
  * small client helpers they share. Not an attack itself (no `run`).
  */
-import type { ServerResponse } from 'node:http';
+import { Agent, request, type ServerResponse } from 'node:http';
 import { keyHeaders } from '../../test/support/keys.ts';
 
 export { startUpstream, type FakeUpstream } from '../../test/support/upstream.ts';
@@ -65,4 +65,32 @@ export function percentile(values: readonly number[], p: number): number {
   if (values.length === 0) return 0;
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] as number;
+}
+
+/** What Freeway answered one request: status (0 when it did not), time to the last byte, and the body. */
+export interface Answer {
+  status: number;
+  ms: number;
+  body: string;
+  headers: Record<string, string | string[] | undefined>;
+}
+
+/** A keep-alive agent whose connections come from `localAddress` (127.0.0.0/8): a client of its own, as Freeway counts clients. */
+export const agentFrom = (localAddress: string, sockets: number): Agent => new Agent({ keepAlive: true, maxSockets: sockets, localAddress });
+
+/** One request to Freeway on 127.0.0.1 through `agent`, given up after 30 s. */
+export function send(agent: Agent, port: number, method: string, path: string, headers: Record<string, string>, body?: string | Buffer): Promise<Answer> {
+  const started = performance.now();
+  return new Promise((resolve) => {
+    const unanswered = (): void => resolve({ status: 0, ms: performance.now() - started, body: '', headers: {} });
+    const req = request({ host: '127.0.0.1', port, method, path, headers, agent, timeout: 30_000 }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, ms: performance.now() - started, body: Buffer.concat(chunks).toString('utf8'), headers: res.headers }));
+      res.on('error', unanswered);
+    });
+    req.on('timeout', () => req.destroy());
+    req.on('error', unanswered);
+    req.end(body);
+  });
 }
