@@ -22,7 +22,7 @@ import { loadProviderPlugins } from '../../providers/loader.ts';
 import { json, openAIText, type SeenRequest } from '../../test/support/upstream.ts';
 import { startFreewayChild } from './freeway-child.ts';
 import type { AttackResult } from './types.ts';
-import { agentFrom, percentile, send, sleep, startUpstream, type Answer } from './upstreams.ts';
+import { agentFrom, honestChat, latencies, send, sleep, startUpstream, type Answer } from './upstreams.ts';
 
 export interface ListingFloodOptions {
   /** Flooding clients, each from its own address 127.0.1.x (40). */
@@ -201,20 +201,12 @@ export async function run(options: Partial<ListingFloodOptions> = {}): Promise<A
     opts.root,
   );
 
-  // The honest client: two loops of free:auto chat requests from 127.0.0.2 with one good key.
+  // The honest client, from 127.0.0.2 with one good key, whose first request has its key listed.
   const honestKey = keyOf('honest');
-  const honestAgent = agentFrom('127.0.0.2', 2);
-  const chat = JSON.stringify({ model: 'free:auto', messages: [{ role: 'user', content: 'hi' }] });
-  const honestHeaders = { 'content-type': 'application/json', 'x-groq-key': honestKey };
-  const honest: Array<Answer & { at: number }> = [];
-  let honestRunning = true;
-  await send(honestAgent, freeway.port, 'POST', '/v1/chat/completions', honestHeaders, chat);
-  const honestLoops = [0, 1].map(async () => {
-    while (honestRunning) {
-      const at = performance.now();
-      honest.push({ at, ...(await send(honestAgent, freeway.port, 'POST', '/v1/chat/completions', honestHeaders, chat)) });
-    }
-  });
+  const first = agentFrom('127.0.0.2', 1);
+  await send(first, freeway.port, 'POST', '/v1/chat/completions', { 'content-type': 'application/json', 'x-groq-key': honestKey }, JSON.stringify({ model: 'free:auto', messages: [{ role: 'user', content: 'hi' }] }));
+  first.destroy();
+  const honest = honestChat(freeway.port, honestKey);
   await sleep(opts.beforeMs);
 
   const baselineMb = freeway.rssMb();
@@ -253,9 +245,7 @@ export async function run(options: Partial<ListingFloodOptions> = {}): Promise<A
   const peakMb = freeway.peakRssMb();
 
   await sleep(1_000);
-  honestRunning = false;
-  await Promise.all(honestLoops);
-  honestAgent.destroy();
+  await honest.stop();
   // Whatever listing Freeway still runs ends within its page timeout.
   await sleep(opts.listingTimeoutMs + 500);
   const stillListing = inFlight;
@@ -283,10 +273,9 @@ export async function run(options: Partial<ListingFloodOptions> = {}): Promise<A
   const pagedListings = listedOf('paged').filter((listing) => listing.first).length;
   const pagesPerListing = pagedListings === 0 ? 0 : listedOf('paged').length / pagedListings;
   const floodKeysListed = keysListed('flood');
-  const phase = (from: number, to: number): Array<Answer & { at: number }> => honest.filter((answer) => answer.at >= from && answer.at < to);
-  const before = phase(0, floodStarted);
-  const during = phase(floodStarted, floodEnded);
-  const honestFailed = honest.filter((answer) => answer.status !== 200).length;
+  const before = honest.between(0, floodStarted);
+  const during = honest.between(floodStarted, floodEnded);
+  const honestFailed = honest.failed();
   const unanswered = statuses.get(0) ?? 0;
 
   const held =
@@ -326,8 +315,8 @@ export async function run(options: Partial<ListingFloodOptions> = {}): Promise<A
       peakRssMb: Math.round(peakMb),
       rssAfterMb: Math.round(afterMb),
       maxRssMb,
-      honestBefore: `${before.length} answered, p50 ${Math.round(percentile(before.map((a) => a.ms), 50))} ms, p99 ${Math.round(percentile(before.map((a) => a.ms), 99))} ms`,
-      honestDuring: `${during.length} answered, p50 ${Math.round(percentile(during.map((a) => a.ms), 50))} ms, p99 ${Math.round(percentile(during.map((a) => a.ms), 99))} ms`,
+      honestBefore: latencies(before),
+      honestDuring: latencies(during),
       honestNot200: honestFailed,
       processSurvived: survived ? 'yes' : 'no',
     },

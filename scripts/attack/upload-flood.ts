@@ -27,7 +27,7 @@ import type { ServerResponse } from 'node:http';
 import { json, openAIText } from '../../test/support/upstream.ts';
 import { startFreewayChild } from './freeway-child.ts';
 import type { AttackResult } from './types.ts';
-import { agentFrom, percentile, send, sleep, startUpstream, type Answer } from './upstreams.ts';
+import { agentFrom, honestChat, latencies, send, sleep, startUpstream, type Answer } from './upstreams.ts';
 
 export interface UploadFloodOptions {
   /** AUDIO_MAX_BYTES and BODY_BUFFER_MAX for Freeway, in MB (4 and 64: 16 files fill the buffer). */
@@ -152,18 +152,7 @@ export async function run(options: Partial<UploadFloodOptions> = {}): Promise<At
   const groqKey = 'gsk_uploadfloodz8Qw3eRt5yUi7oPa9sDf';
   const upload = (body: Buffer): Record<string, string> => ({ 'content-type': `multipart/form-data; boundary=${BOUNDARY}`, 'content-length': String(body.length), 'x-groq-key': groqKey });
 
-  // The honest client: two loops of chat requests from 127.0.0.2.
-  const honestAgent = agentFrom('127.0.0.2', 2);
-  const chat = JSON.stringify({ model: 'free:auto', messages: [{ role: 'user', content: 'hi' }] });
-  const honestHeaders = { 'content-type': 'application/json', 'x-groq-key': groqKey };
-  const honest: Array<Answer & { at: number }> = [];
-  let honestRunning = true;
-  const honestLoops = [0, 1].map(async () => {
-    while (honestRunning) {
-      const at = performance.now();
-      honest.push({ at, ...(await send(honestAgent, freeway.port, 'POST', '/v1/chat/completions', honestHeaders, chat)) });
-    }
-  });
+  const honest = honestChat(freeway.port, groqKey);
   await sleep(opts.beforeMs);
 
   const baselineMb = freeway.rssMb();
@@ -205,9 +194,7 @@ export async function run(options: Partial<UploadFloodOptions> = {}): Promise<At
   const floodEnded = performance.now();
   const peakMb = freeway.peakRssMb();
   await sleep(1_000);
-  honestRunning = false;
-  await Promise.all(honestLoops);
-  honestAgent.destroy();
+  await honest.stop();
   const afterMb = freeway.rssMb();
   const survived = freeway.alive();
   await freeway.stop();
@@ -226,15 +213,13 @@ export async function run(options: Partial<UploadFloodOptions> = {}): Promise<At
   const embeddingsTally = tally(embedded, (answer) => answer.status === 400 && messageOf(answer) === inputsMessage);
   const wrong = underTally.wrong + overTally.wrong + stalledTally.wrong + fieldsTally.wrong + longTally.wrong + embeddingsTally.wrong;
   const accepted = under.filter((answer) => answer.status === 200).length;
-  const before = honest.filter((answer) => answer.at < floodStarted);
-  const during = honest.filter((answer) => answer.at >= floodStarted && answer.at < floodEnded);
-  const honestFailed = honest.filter((answer) => answer.status !== 200);
-  const latency = (answers: readonly Answer[]): string =>
-    `${answers.length} answered, p50 ${Math.round(percentile(answers.map((a) => a.ms), 50))} ms, p99 ${Math.round(percentile(answers.map((a) => a.ms), 99))} ms`;
+  const before = honest.between(0, floodStarted);
+  const during = honest.between(floodStarted, floodEnded);
+  const honestFailed = honest.failed();
 
   return {
     name: 'upload-flood',
-    held: survived && wrong === 0 && accepted > 0 && peakMb < maxRssMb && honestFailed.length === 0 && during.length > 0,
+    held: survived && wrong === 0 && accepted > 0 && peakMb < maxRssMb && honestFailed === 0 && during.length > 0,
     figures: {
       settings: `AUDIO_MAX_BYTES=${opts.audioMaxMb}mb BODY_BUFFER_MAX=${opts.bodyBufferMaxMb}mb BODY_TIMEOUT_MS=${opts.bodyTimeoutMs} EMBEDDINGS_MAX_INPUTS=${EMBEDDINGS_MAX_INPUTS}`,
       underLimitUploads: `${under.length}: ${underTally.text}`,
@@ -249,9 +234,9 @@ export async function run(options: Partial<UploadFloodOptions> = {}): Promise<At
       peakRssMb: Math.round(peakMb),
       rssAfterMb: Math.round(afterMb),
       maxRssMb,
-      honestBefore: latency(before),
-      honestDuring: latency(during),
-      honestNot200: honestFailed.length === 0 ? 0 : `${honestFailed.length} (${[...new Set(honestFailed.map((a) => a.status))].join(', ')})`,
+      honestBefore: latencies(before),
+      honestDuring: latencies(during),
+      honestNot200: honestFailed,
       processSurvived: survived ? 'yes' : 'no',
     },
   };

@@ -94,3 +94,41 @@ export function send(agent: Agent, port: number, method: string, path: string, h
     req.end(body);
   });
 }
+
+/** `n answered, p50 x ms, p99 y ms` of some answers. */
+export function latencies(answers: readonly Answer[]): string {
+  const ms = answers.map((answer) => answer.ms);
+  return `${answers.length} answered, p50 ${Math.round(percentile(ms, 50))} ms, p99 ${Math.round(percentile(ms, 99))} ms`;
+}
+
+/**
+ * An honest client on its own address (127.0.0.2): two loops of `free:auto` chat requests with
+ * `key` from now until `stop`, which gives what it saw between `from` and `to` (performance.now()).
+ */
+export function honestChat(port: number, key: string) {
+  const agent = agentFrom('127.0.0.2', 2);
+  const chat = JSON.stringify({ model: 'free:auto', messages: [{ role: 'user', content: 'hi' }] });
+  const headers = { 'content-type': 'application/json', 'x-groq-key': key };
+  const answers: Array<Answer & { at: number }> = [];
+  let running = true;
+  const loops = [0, 1].map(async () => {
+    while (running) {
+      const at = performance.now();
+      answers.push({ at, ...(await send(agent, port, 'POST', '/v1/chat/completions', headers, chat)) });
+    }
+  });
+  return {
+    async stop(): Promise<void> {
+      running = false;
+      await Promise.all(loops);
+      agent.destroy();
+    },
+    /** The answers to the requests sent from `from` until `to`. */
+    between: (from: number, to: number): Array<Answer & { at: number }> => answers.filter((answer) => answer.at >= from && answer.at < to),
+    /** Every answer that was not a 200, as `count (statuses)`, or 0. */
+    failed(): number | string {
+      const failed = answers.filter((answer) => answer.status !== 200);
+      return failed.length === 0 ? 0 : `${failed.length} (${[...new Set(failed.map((answer) => answer.status))].join(', ')})`;
+    },
+  };
+}
