@@ -69,7 +69,7 @@ const defaults: ListingFloodOptions = {
   maxKeys: 500,
   maxBytesMb: 8,
   listingsPerMinute: 30,
-  listingTimeoutMs: 1_000,
+  listingTimeoutMs: 3_000,
   listingMaxKb: 256,
   listingMaxPages: 10,
   beforeMs: 2_000,
