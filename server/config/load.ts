@@ -76,14 +76,26 @@ function baseURLs(env: Env, plugins: readonly ProviderPlugin[]): Config['provide
   return { baseURLs: urls, baseURLOverrides: overrides };
 }
 
-/** The body budgets: a body or an audio file of the largest allowed size must fit in BODY_BUFFER_MAX, or it could never be read. */
-function limits(values: Values<Table['limits']>, env: Env, context: ParseContext): Config['limits'] {
+/**
+ * How many times over an uploaded audio file counts against BODY_BUFFER_MAX: while it is
+ * sent on, the provider's SDK holds its own copy (a Blob in a form, or base64 in JSON) beside
+ * Freeway's, and a failover makes another. Measured by `npm run attack -- upload-flood`.
+ */
+export const UPLOAD_COPIES = 4;
+
+/** A size in bytes as a setting is written: `10mb` when whole, else `2560kb`. */
+const sizeText = (bytes: number): string => (bytes % 1024 ** 2 === 0 ? `${bytes / 1024 ** 2}mb` : `${Math.floor(bytes / 1024)}kb`);
+
+/** The body budgets: a body, or an audio file of the largest allowed size with its copies, must fit in BODY_BUFFER_MAX, or it could never be taken. */
+function limits(values: Values<Table['limits']>, env: Env): Config['limits'] {
   const buffer = values.bodyBufferMaxBytes;
   if (buffer < values.body.bytes) throw new Error(`BODY_BUFFER_MAX must be at least BODY_LIMIT (${values.body.text})`);
-  // An AUDIO_MAX_BYTES above BODY_BUFFER_MAX is refused, the default (25 MB) lowered to it.
-  const lowered = !env.AUDIO_MAX_BYTES && buffer < values.audio.bytes;
-  const audio = lowered ? settings.limits.audio.parse(env.BODY_BUFFER_MAX || (settings.limits.bodyBufferMaxBytes.default ?? ''), context) : values.audio;
-  if (buffer < audio.bytes) throw new Error(`BODY_BUFFER_MAX must be at least AUDIO_MAX_BYTES (${audio.text})`);
+  // An AUDIO_MAX_BYTES whose copies do not fit BODY_BUFFER_MAX is refused; the default (25 MB) is lowered to fit.
+  const fits = Math.floor(buffer / UPLOAD_COPIES);
+  const audio = !env.AUDIO_MAX_BYTES && fits < values.audio.bytes ? { bytes: fits, text: sizeText(fits) } : values.audio;
+  if (fits < audio.bytes) {
+    throw new Error(`BODY_BUFFER_MAX must be at least AUDIO_MAX_BYTES (${audio.text}) ${UPLOAD_COPIES} times over: an upload is held that many times while it is sent on`);
+  }
   return { ...values, audio };
 }
 
@@ -130,7 +142,7 @@ export function loadConfig(env: Env, plugins: readonly ProviderPlugin[]): Config
   const values = readGroup(groups, env, context);
   const config: Config = {
     ...values,
-    limits: limits(values.limits, env, context),
+    limits: limits(values.limits, env),
     state: state(values.state),
     metrics: metrics(env, context, values.server.port),
     providers,

@@ -1,5 +1,6 @@
 import busboy from 'busboy';
 import type { NextFunction, Request, Response } from 'express';
+import { UPLOAD_COPIES } from '../config/index.ts';
 import { bodyBudgetFull, bodyTimedOut, type BodyBudget } from './json-body.ts';
 import { freewayError, invalidField, type HttpError } from '../core/errors.ts';
 
@@ -41,7 +42,7 @@ const ENVELOPE_BYTES = 64 * 1024;
  * Reads a `multipart/form-data` body with busboy, streaming: text fields (bounded in count
  * and size) and one file (bounded by `maxFileBytes`), whose bytes are held in memory within
  * the shared BODY_BUFFER_MAX budget until the answer is sent, so that failover can send the
- * file again. Nothing is written to disk. A refused body is read to its end (up to twice the
+ * file again; the file counts UPLOAD_COPIES times, for the copies made while it is sent on. Nothing is written to disk. A refused body is read to its end (up to twice the
  * limit) before the answer, as JSON bodies are, so that a client still uploading gets the
  * error rather than a broken connection.
  */
@@ -152,6 +153,13 @@ export function multipartBody(options: MultipartOptions) {
         fail(refusal, true);
         return;
       }
+      // Sending the file on copies it (the provider's form or JSON, a failover's retry): the copies count too.
+      const copies = fileBytes * (UPLOAD_COPIES - 1);
+      if (!budget.reserve(copies)) {
+        fail(busy(), false);
+        return;
+      }
+      reserved += copies;
       stop();
       const data = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, fileBytes);
       const body: MultipartBody = { fields, file: file ? { ...file, data } : undefined };
