@@ -81,10 +81,14 @@ function baseURLs(env: Env, plugins: readonly ProviderPlugin[]): Config['provide
  * sent on, the provider's SDK holds its own copy (a Blob in a form, or base64 in JSON) beside
  * Freeway's, and a failover makes another. Measured by `npm run attack -- upload-flood`.
  */
-export const UPLOAD_COPIES = 4;
+export const UPLOAD_COPIES = 5;
 
-/** A size in bytes as a setting is written: `10mb` when whole, else `2560kb`. */
-const sizeText = (bytes: number): string => (bytes % 1024 ** 2 === 0 ? `${bytes / 1024 ** 2}mb` : `${Math.floor(bytes / 1024)}kb`);
+/** The largest size of whole kilobytes within `bytes`, as a setting is written (`2mb`, `2457kb`). */
+function wholeSize(bytes: number): { bytes: number; text: string } {
+  if (bytes % 1024 ** 2 === 0) return { bytes, text: `${bytes / 1024 ** 2}mb` };
+  const kb = Math.floor(bytes / 1024);
+  return { bytes: kb * 1024, text: `${kb}kb` };
+}
 
 /** The body budgets: a body, or an audio file of the largest allowed size with its copies, must fit in BODY_BUFFER_MAX, or it could never be taken. */
 function limits(values: Values<Table['limits']>, env: Env): Config['limits'] {
@@ -92,7 +96,7 @@ function limits(values: Values<Table['limits']>, env: Env): Config['limits'] {
   if (buffer < values.body.bytes) throw new Error(`BODY_BUFFER_MAX must be at least BODY_LIMIT (${values.body.text})`);
   // An AUDIO_MAX_BYTES whose copies do not fit BODY_BUFFER_MAX is refused; the default (25 MB) is lowered to fit.
   const fits = Math.floor(buffer / UPLOAD_COPIES);
-  const audio = !env.AUDIO_MAX_BYTES && fits < values.audio.bytes ? { bytes: fits, text: sizeText(fits) } : values.audio;
+  const audio = !env.AUDIO_MAX_BYTES && fits < values.audio.bytes ? wholeSize(fits) : values.audio;
   if (fits < audio.bytes) {
     throw new Error(`BODY_BUFFER_MAX must be at least AUDIO_MAX_BYTES (${audio.text}) ${UPLOAD_COPIES} times over: an upload is held that many times while it is sent on`);
   }
