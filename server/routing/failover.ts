@@ -1,6 +1,6 @@
 import type { CatalogModel } from '../../catalog/catalog.ts';
 import { freewayError, type HttpError } from '../core/errors.ts';
-import type { Outcome } from './health.ts';
+import type { Outcome } from '../state/health.ts';
 import type { Failure } from './upstream-errors.ts';
 
 /** Failover policy: what a failure means for the key's health, what is tried next, and what the caller is told. Pure. */

@@ -1,9 +1,6 @@
 import type { QuotaSnapshot } from '../../providers/types.ts';
 import { createMemoryHealthRecords, type HealthPolicy, type HealthRecord, type HealthState, type HealthStore, type Outcome } from '../state/health.ts';
 
-export type { HealthPolicy, HealthRecord, HealthState, HealthStore, Outcome } from '../state/health.ts';
-export { createKeyHasher, type KeyHasher } from '../state/key-hash.ts';
-
 /*
  * The health policy: what an outcome does to a key's record, what a record
  * means now, and how long it is worth keeping. The records themselves live in

@@ -1,6 +1,8 @@
 import type { Alias, CatalogModel } from '../../catalog/catalog.ts';
 import type { Capability } from '../../providers/types.ts';
-import { type HealthStore, type HealthView, type KeyHasher, viewHealth } from './health.ts';
+import type { HealthStore } from '../state/health.ts';
+import type { KeyHasher } from '../state/key-hash.ts';
+import { type HealthView, viewHealth } from './health.ts';
 import type { KeyPool, KeySet } from './keys.ts';
 import type { LatencyTracker } from './latency.ts';
 import type { ModelKnowledge } from '../models/model-knowledge.ts';

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { createMemoryHealthStore, type HealthStore } from '../../server/routing/health.ts';
+import type { HealthStore } from '../../server/state/health.ts';
+import { createMemoryHealthStore } from '../../server/routing/health.ts';
 import { startFreeway, type RunningFreeway } from '../support/freeway.ts';
 import { faults } from '../support/faults.ts';
 import { headerFor, keyHeaders, testKeys } from '../support/keys.ts';

@@ -1,5 +1,7 @@
 import { expect } from 'chai';
-import { createKeyHasher, createMemoryHealthStore, HEALTH_TIMINGS, nextHealth, viewHealth, type HealthRecord, type Outcome } from '../../server/routing/health.ts';
+import type { HealthRecord, Outcome } from '../../server/state/health.ts';
+import { createKeyHasher } from '../../server/state/key-hash.ts';
+import { createMemoryHealthStore, HEALTH_TIMINGS, nextHealth, viewHealth } from '../../server/routing/health.ts';
 
 const failure: Outcome = { kind: 'failure', reason: '500 boom' };
 const t0 = 1_000_000;
