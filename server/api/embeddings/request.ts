@@ -1,6 +1,6 @@
 import type { Alias, CatalogModel } from '../../../catalog/catalog.ts';
 import type { EmbeddingModelSpec } from '../../../providers/types.ts';
-import { clip, errorCatalogue, freewayError } from '../../core/errors.ts';
+import { clip, freewayError } from '../../core/errors.ts';
 import { fail } from '../validation.ts';
 
 /** An OpenAI embeddings request, checked. */
@@ -14,9 +14,6 @@ export interface EmbeddingsRequest {
   /** `query` or `passage`, for models that embed the two differently; passed only to them. */
   readonly inputType?: 'query' | 'passage';
 }
-
-/** Why a token-array input is refused, and how to make LangChain's Python client send text instead. */
-export const TOKEN_INPUT_MESSAGE = errorCatalogue.FREEWAY_TOKEN_INPUT.message;
 
 const isTokenArray = (value: unknown): boolean => Array.isArray(value) && value.every((item) => Number.isInteger(item));
 

@@ -1,5 +1,4 @@
 import type { TranscriptionCallExtras } from '../../../providers/types.ts';
-import { errorMessage } from '../../core/errors.ts';
 import { fail, phrase } from '../validation.ts';
 import type { MultipartBody } from '../../http/multipart-body.ts';
 
@@ -53,7 +52,6 @@ const partTypes: ReadonlyMap<string, string> = new Map([
 const formats: readonly TranscriptFormat[] = ['json', 'text', 'srt', 'verbose_json', 'vtt'];
 
 const FORMAT_DETAIL = `invalid file format. Supported formats: ${[...audioTypes.keys()].join(', ')}`;
-export const FORMAT_MESSAGE = errorMessage('FREEWAY_VALIDATION_FAILED', { field: 'file', detail: FORMAT_DETAIL });
 
 function mediaTypeOf(name: string, type: string): string | undefined {
   const dot = name.lastIndexOf('.');
