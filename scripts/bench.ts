@@ -2,6 +2,12 @@
  * Freeway's cost per request, against the thinnest Node proxy on the same
  * machine and the same mock upstream. Everything listens on 127.0.0.1.
  *
+ * A third target, the floor (scripts/bench/sdk-floor.ts), makes only the
+ * upstream call and parses its answer into the AI SDK's parts, as every
+ * request through Freeway must: what it costs above the bare proxy is the
+ * price of the design, and what Freeway costs above it is Freeway's own.
+ * FLOOR_PARSER=lean gives the floor a hand-written parser instead.
+ *
  * The proxy under test runs on CPU 0; the mock upstream and the load
  * generator share CPU 1 (taskset), and targets alternate (bare, Freeway,
  * bare, Freeway) so that drift of the machine cancels out.
@@ -9,6 +15,7 @@
  *   npm run bench
  *   BENCH_SECONDS=5 BENCH_ROUNDS=1 npm run bench     # quicker
  *   BENCH_BEFORE=/path/to/other/checkout npm run bench  # also measures that checkout's build (dist/), alternating
+ *   FLOOR_PARSER=lean npm run bench                      # the floor with a hand-written parser
  *
  * BENCH_BEFORE names a directory holding another built checkout of Freeway
  * (its `dist/` and `node_modules/`, e.g. `git worktree add` then `npm ci &&
@@ -56,6 +63,8 @@ const hasWrk = commandExists('wrk');
 const smallYoungGeneration = '--max-semi-space-size=2';
 /** Another built checkout measured as a third target, alternating with the others. */
 const beforeDir = process.env.BENCH_BEFORE;
+/** How the floor target parses the upstream answer: `sdk` (the AI SDK's provider package, as Freeway) or `lean` (hand-written, for comparison). */
+const floorParser = process.env.FLOOR_PARSER === 'lean' ? 'lean' : 'sdk';
 /** Slow streams held open at once for the CPU row: 256 streams of 40 chunks a second (25 ms apart). */
 const slowStreamCount = 256;
 const slowChunkDelayMs = 25;
@@ -172,7 +181,12 @@ function startFreeway(env: Record<string, string>, port: number, nodeFlags = ser
   return startNode(proxyCpu, 'dist/server/main.js', env, port, '/health', nodeFlags, dir);
 }
 
-type Target = 'bare' | 'freeway' | 'before';
+type Target = 'bare' | 'floor' | 'freeway' | 'before';
+
+function startFloor(upstream: string, port: number): Promise<Running> {
+  // The Node flags Freeway's server gets, so that the two differ only in what runs.
+  return startNode(proxyCpu, 'scripts/bench/sdk-floor.ts', { PROXY_PORT: String(port), UPSTREAM: upstream, FLOOR_PARSER: floorParser }, port, '/', serverNodeFlags([], process.env));
+}
 
 /** Milliseconds from spawning Freeway to its first answer of `probe` (the health check, or a whole completion). */
 async function startupTime(upstream: string, probe: 'health' | 'completion'): Promise<number> {
@@ -207,17 +221,25 @@ async function startupTime(upstream: string, probe: 'health' | 'completion'): Pr
  * 256 streams held open at once, each 20 chunks 25 ms apart (40 chunks a second), for BENCH_SECONDS:
  * how many each target completed (a target that cannot keep up completes fewer) and the CPU it took.
  */
-async function slowStreamRow(mockCmd: string, mockArgs: string[], log: (line?: string) => void): Promise<void> {
+interface SlowStreamShare {
+  /** Streams completed, as a share of the bare proxy's. */
+  readonly completed: number;
+  /** CPU taken, as a multiple of the bare proxy's. */
+  readonly cpu: number;
+}
+
+async function slowStreamRow(mockCmd: string, mockArgs: string[], log: (line?: string) => void): Promise<Record<'floor' | 'freeway', SlowStreamShare>> {
   const port = await freePort();
   const mock = spawn(mockCmd, mockArgs, { env: { ...process.env, MOCK_PORT: String(port), MOCK_CHUNKS: String(streamChunks), MOCK_CHUNK_DELAY_MS: String(slowChunkDelayMs) }, stdio: 'ignore' });
   const upstream = `http://127.0.0.1:${port}`;
   await waitForHttp(upstream);
   const starters: Array<[Target, () => Promise<Running>]> = [
     ['bare', async () => { const p = await freePort(); return startNode(proxyCpu, 'scripts/bench/bare-proxy.ts', { PROXY_PORT: String(p), UPSTREAM: upstream }, p, '/'); }],
+    ['floor', async () => { const p = await freePort(); return startFloor(upstream, p); }],
     ['freeway', async () => { const p = await freePort(); return startFreeway(freewayEnv(p, upstream), p); }],
   ];
   if (beforeDir) starters.push(['before', async () => { const p = await freePort(); return startFreeway(freewayEnv(p, upstream), p, undefined, beforeDir); }]);
-  const results: Record<Target, Array<{ completed: number; cpu: number }>> = { bare: [], freeway: [], before: [] };
+  const results: Record<Target, Array<{ completed: number; cpu: number }>> = { bare: [], floor: [], freeway: [], before: [] };
   for (let round = 0; round < rounds; round++) {
     for (const [name, start] of starters) {
       const target = await start();
@@ -240,8 +262,13 @@ async function slowStreamRow(mockCmd: string, mockArgs: string[], log: (line?: s
     const bareCpu = median(results.bare.map((r) => r.cpu));
     return `${name} ${fmt(completed)} completed (${fmt((completed / bare) * 100)}% of bare), ${fmt(cpu * 100)}% of a core (${fmt(cpu / bareCpu, 2)} × bare)`;
   };
-  const names: Target[] = beforeDir ? ['bare', 'freeway', 'before'] : ['bare', 'freeway'];
+  const names: Target[] = beforeDir ? ['bare', 'floor', 'freeway', 'before'] : ['bare', 'floor', 'freeway'];
   log(`- ${slowStreamCount} slow streams (40 chunks/s each) for ${seconds} s: ${names.map(row).join('; ')}`);
+  const share = (name: Target): SlowStreamShare => ({
+    completed: median(results[name].map((r) => r.completed)) / median(results.bare.map((r) => r.completed)),
+    cpu: median(results[name].map((r) => r.cpu)) / median(results.bare.map((r) => r.cpu)),
+  });
+  return { floor: share('floor'), freeway: share('freeway') };
 }
 
 const mb = (bytes: number): string => (bytes / 1024 / 1024).toFixed(1);
@@ -262,7 +289,8 @@ async function main(): Promise<void> {
   log(`- date: ${new Date().toISOString()}`);
   log(`- machine: ${cpus().length} x ${cpuModel}, ${mb(totalmem())} MB RAM; Node ${nodeVersion}`);
   log(`- load generator: ${hasWrk ? 'wrk' : 'autocannon'}; pinning: ${pinning ? `proxy on CPU ${proxyCpu}, mock + load on CPU ${loadCpu}` : 'none (no taskset)'}`);
-  log(`- ${seconds} s per run, ${rounds} rounds interleaved (bare, Freeway, ...), medians shown; stream = ${streamChunks} chunks; model ${model}`);
+  log(`- ${seconds} s per run, ${rounds} rounds interleaved (bare, floor, Freeway, ...), medians shown; stream = ${streamChunks} chunks; model ${model}`);
+  log(`- floor: scripts/bench/sdk-floor.ts, the upstream call and its parsing alone, parsed by ${floorParser === 'sdk' ? "the AI SDK's provider package, as in Freeway" : 'a hand-written parser (FLOOR_PARSER=lean)'}`);
   log();
 
   const mockPort = await freePort();
@@ -273,11 +301,13 @@ async function main(): Promise<void> {
 
   const barePort = await freePort();
   const bare = await startNode(proxyCpu, 'scripts/bench/bare-proxy.ts', { PROXY_PORT: String(barePort), UPSTREAM: upstream }, barePort, '/');
+  const floorPort = await freePort();
+  const floor = await startFloor(upstream, floorPort);
   const freewayPort = await freePort();
   const freeway = await startFreeway(freewayEnv(freewayPort, upstream), freewayPort);
   const beforePort = await freePort();
   const before = beforeDir ? await startFreeway(freewayEnv(beforePort, upstream), beforePort, undefined, beforeDir) : undefined;
-  const targets: Array<[Target, Running]> = [['bare', bare], ['freeway', freeway], ...(before ? [['before', before] as [Target, Running]] : [])];
+  const targets: Array<[Target, Running]> = [['bare', bare], ['floor', floor], ['freeway', freeway], ...(before ? [['before', before] as [Target, Running]] : [])];
   await new Promise((r) => setTimeout(r, 1000));
   const coldRss = rssBytes(freeway.pid);
   // One request each so that lazy work is not counted as start-up of the run.
@@ -287,12 +317,13 @@ async function main(): Promise<void> {
 
   if (before) log(`- before: the build of ${beforeDir}, measured in the same run, alternating with the others`);
   const beforeHead = before ? ' before req/s | before CPU µs/req | before CPU × bare |' : '';
-  log(`| mode | conns | bare req/s | Freeway req/s | ratio | bare p50/p99 ms | Freeway p50/p99 ms | bare CPU µs/req | Freeway CPU µs/req | Freeway CPU × bare |${beforeHead} errors |`);
-  log(`|---|---|---|---|---|---|---|---|---|---|${before ? '---|---|---|' : ''}---|`);
+  log(`| mode | conns | bare req/s | Freeway req/s | ratio | bare p50/p99 ms | Freeway p50/p99 ms | bare CPU µs/req | floor CPU µs/req | floor CPU × bare | Freeway CPU µs/req | Freeway CPU × bare |${beforeHead} errors |`);
+  log(`|---|---|---|---|---|---|---|---|---|---|---|---|${before ? '---|---|---|' : ''}---|`);
   const ratios: Record<string, number> = {};
+  const cpuRatios: Record<string, { floor: number; freeway: number }> = {};
   for (const stream of [false, true]) {
     for (const connections of concurrencies) {
-      const runs: Record<Target, Measured[]> = { bare: [], freeway: [], before: [] };
+      const runs: Record<Target, Measured[]> = { bare: [], floor: [], freeway: [], before: [] };
       for (let round = 0; round < rounds; round++) {
         for (const [name, target] of targets) runs[name].push(measure(target, stream, connections));
       }
@@ -300,16 +331,17 @@ async function main(): Promise<void> {
       const ratio = pick('freeway', 'rps') / pick('bare', 'rps');
       const cpuTimes = (which: Target): number => pick(which, 'cpuUsPerRequest') / pick('bare', 'cpuUsPerRequest');
       ratios[`${stream ? 'stream' : 'json'}@${connections}`] = ratio;
-      const errors = [...runs.bare, ...runs.freeway, ...runs.before].reduce((sum, run) => sum + run.errors, 0);
+      cpuRatios[`${stream ? 'stream' : 'json'}@${connections}`] = { floor: cpuTimes('floor'), freeway: cpuTimes('freeway') };
+      const errors = [...runs.bare, ...runs.floor, ...runs.freeway, ...runs.before].reduce((sum, run) => sum + run.errors, 0);
       const beforeCells = before ? ` ${fmt(pick('before', 'rps'))} | ${fmt(pick('before', 'cpuUsPerRequest'))} | ${fmt(cpuTimes('before'), 1)} |` : '';
       log(
-        `| ${stream ? 'stream' : 'non-stream'} | ${connections} | ${fmt(pick('bare', 'rps'))} | ${fmt(pick('freeway', 'rps'))} | ${fmt(ratio, 2)} | ${fmt(pick('bare', 'p50'), 2)} / ${fmt(pick('bare', 'p99'), 2)} | ${fmt(pick('freeway', 'p50'), 2)} / ${fmt(pick('freeway', 'p99'), 2)} | ${fmt(pick('bare', 'cpuUsPerRequest'))} | ${fmt(pick('freeway', 'cpuUsPerRequest'))} | ${fmt(cpuTimes('freeway'), 1)} |${beforeCells} ${errors} |`,
+        `| ${stream ? 'stream' : 'non-stream'} | ${connections} | ${fmt(pick('bare', 'rps'))} | ${fmt(pick('freeway', 'rps'))} | ${fmt(ratio, 2)} | ${fmt(pick('bare', 'p50'), 2)} / ${fmt(pick('bare', 'p99'), 2)} | ${fmt(pick('freeway', 'p50'), 2)} / ${fmt(pick('freeway', 'p99'), 2)} | ${fmt(pick('bare', 'cpuUsPerRequest'))} | ${fmt(pick('floor', 'cpuUsPerRequest'))} | ${fmt(cpuTimes('floor'), 1)} | ${fmt(pick('freeway', 'cpuUsPerRequest'))} | ${fmt(cpuTimes('freeway'), 1)} |${beforeCells} ${errors} |`,
       );
     }
   }
   log();
 
-  const ttfb: Record<Target, number[]> = { bare: [], freeway: [], before: [] };
+  const ttfb: Record<Target, number[]> = { bare: [], floor: [], freeway: [], before: [] };
   for (let round = 0; round < rounds * 2; round++) {
     for (const [name, target] of targets) ttfb[name].push(...(await timeToFirstByte(target.url, 200)));
   }
@@ -319,7 +351,7 @@ async function main(): Promise<void> {
   log(`- idle RSS: ${mb(coldRss)} MB after start, before any request; ${mb(idleRss)} MB idle after 20 completions (provider SDK loaded)`);
   for (const [, target] of targets) await stop(target);
 
-  await slowStreamRow(mockCmd, mockArgs, log);
+  const slow = await slowStreamRow(mockCmd, mockArgs, log);
 
   // 1000 concurrent streams, each ~1 s: a slow mock (20 chunks, 50 ms apart).
   const slowPort = await freePort();
@@ -372,6 +404,12 @@ async function main(): Promise<void> {
   const check = (ok: boolean): string => (ok ? 'met' : 'MISSED');
   log(`- non-streaming, 16 connections: ratio ${fmt(ratios['json@16'] ?? 0, 2)} (target >= 0.5): ${check((ratios['json@16'] ?? 0) >= 0.5)}`);
   log(`- streaming, 64 connections: ratio ${fmt(ratios['stream@64'] ?? 0, 2)} (target >= 0.5): ${check((ratios['stream@64'] ?? 0) >= 0.5)}`);
+  for (const row of ['json@16', 'stream@64']) {
+    const cpu = cpuRatios[row] ?? { floor: 0, freeway: 0 };
+    log(`- CPU per request, ${row.replace('json', 'non-stream')}: ${fmt(cpu.freeway, 1)} × bare (target <= 3): ${check(cpu.freeway <= 3)}; the floor ${fmt(cpu.floor, 1)} × bare`);
+  }
+  const slowMet = slow.freeway.completed >= 0.95 && slow.freeway.cpu <= 1.5;
+  log(`- 256 slow streams: ${fmt(slow.freeway.completed * 100)}% of bare's completions at ${fmt(slow.freeway.cpu, 2)} × its CPU (target >= 95% at <= 1.5 ×): ${check(slowMet)}; the floor ${fmt(slow.floor.completed * 100)}% at ${fmt(slow.floor.cpu, 2)} ×`);
   log(`- added time to first byte: ${fmt(addedTtfb, 3)} ms (target <= 1 ms): ${check(addedTtfb <= 1)}`);
   log(`- 1000 streams peak RSS: ${mb(streams.peak)} MB, ${mb(tunedStreams.peak)} MB with ${smallYoungGeneration} (target <= 200 MB): ${check(streams.peak <= 200 * 1024 * 1024)} by default, ${check(tunedStreams.peak <= 200 * 1024 * 1024)} tuned`);
   log(`- idle RSS: ${mb(coldRss)} MB before any request, ${mb(idleRss)} MB after warm-up (target <= 80 MB): ${check(coldRss <= 80 * 1024 * 1024)} before, ${check(idleRss <= 80 * 1024 * 1024)} after`);
