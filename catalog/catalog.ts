@@ -120,10 +120,10 @@ function familyOf(model: CatalogModel): ModelFamily | undefined {
   return model.embedding?.family ?? model.transcription?.family;
 }
 
-const tierRanks: Readonly<Record<Tier, number>> = { free: 0, 'free with limits': 0, 'trial credit': 1, 'paid only': 2 };
+const tierRanks: Readonly<Record<Tier, number>> = { free: 0, 'free with limits': 0, 'monthly credit': 1, 'trial credit': 1, 'paid only': 2 };
 
 /**
- * Free tiers first: a provider whose free offer is a trial credit comes after every free one, and a paid-only
+ * Free tiers first: a provider whose free offer is a money credit (monthly or a trial) comes after every free one, and a paid-only
  * provider (whose key the caller sent, so it is used) last, whatever their priority or speed, so that an alias
  * spends money only when nothing free could answer.
  */

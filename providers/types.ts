@@ -14,13 +14,41 @@ export type Capability = 'fast' | 'reasoning' | 'long-context' | 'vision' | 'too
  */
 export type ModelKind = 'chat' | 'embedding' | 'transcription';
 
-/** How a provider's own pages describe what a free key gets. */
-export type Tier = 'free' | 'free with limits' | 'trial credit' | 'paid only';
+/**
+ * How a provider's own pages describe what a free key gets: `monthly credit` is a money
+ * allowance that renews (every month, every 30 days), `trial credit` one that does not.
+ */
+export type Tier = 'free' | 'free with limits' | 'monthly credit' | 'trial credit' | 'paid only';
 
 /** A provider's tier, with the page that says so and the day it was read. */
 export interface TierInfo {
   readonly tier: Tier;
   /** The provider's page (or a public thread quoting it) that states the tier. */
+  readonly source: string;
+  /** The day the source was read, `YYYY-MM-DD`. */
+  readonly checked: string;
+}
+
+/** How a person gets a key, as the provider's sign-up page says. */
+export interface SignUp {
+  /** Whether sign-up asks for a payment card. */
+  readonly cardRequired: boolean;
+  /** The page (or a public thread quoting it) that says so. */
+  readonly source: string;
+  /** The day the source was read, `YYYY-MM-DD`. */
+  readonly checked: string;
+}
+
+/**
+ * Calls without any key, where the provider documents them. A caller asks for them with the
+ * header value `anonymous`; the limits then belong to the address of the Freeway instance.
+ */
+export interface AnonymousAccess {
+  /** The provider's limits on calls without a key, in words: `2 requests a minute per IP address and model`. */
+  readonly limits: string;
+  /** What the provider does with the prompts of such calls, in words. */
+  readonly privacy: string;
+  /** The page that documents calls without a key. */
   readonly source: string;
   /** The day the source was read, `YYYY-MM-DD`. */
   readonly checked: string;
@@ -170,6 +198,12 @@ export interface ErrorRule {
   readonly status: number | readonly number[];
   /** Tested against the body; without it every body with this status matches. Written without flags. */
   readonly body?: RegExp;
+  /**
+   * A documented error code the body must carry: `error.code`, a top-level `code`, or the
+   * `code` of the first entry of `errors` (Cloudflare's envelope), compared as text, so that
+   * `3036` matches `3036` and `"3036"`. With `body` too, both must match.
+   */
+  readonly code?: string | number;
   readonly kind: UpstreamErrorKind;
   /**
    * For `rate_limited`: the epoch ms at which the key may be used again (a daily
@@ -325,6 +359,10 @@ export interface ProviderPlugin {
   readonly keyUrl: string;
   /** What a free key gets, with its source. */
   readonly tier: TierInfo;
+  /** Whether sign-up asks for a card, with its source; absent: not known. */
+  readonly signUp?: SignUp;
+  /** Calls without a key, where the provider documents them; absent: every call needs a key. */
+  readonly anonymous?: AnonymousAccess;
   /** Alias order among providers of equal health: lower goes first. */
   readonly priority: number;
   /**

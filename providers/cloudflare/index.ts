@@ -146,14 +146,14 @@ const cloudflare: ProviderPlugin = {
   // error envelope); the rows are in fixtures.ts.
   errorRules: [
     // "All limits reset daily at 00:00 UTC" (Workers AI pricing).
-    { name: 'daily free allocation used up (3036)', status: 429, body: /"code":\s*3036|daily free allocation/, kind: 'rate_limited', retryAt: (_answer, now) => nextUtcMidnight(now) },
-    { name: 'out of capacity (3040)', status: 429, body: /"code":\s*3040|No more data centers/, kind: 'server' },
-    { name: 'no such model (5007)', status: 400, body: /"code":\s*5007|No such model/, kind: 'model_unavailable' },
+    { name: 'daily free allocation used up (3036)', status: 429, code: 3036, kind: 'rate_limited', retryAt: (_answer, now) => nextUtcMidnight(now) },
+    { name: 'out of capacity (3040)', status: 429, code: 3040, kind: 'server' },
+    { name: 'no such model (5007)', status: 400, code: 5007, kind: 'model_unavailable' },
     { name: 'invalid model id (3042)', status: 404, kind: 'model_unavailable' },
     { name: 'request too large (3006)', status: 413, kind: 'context_too_long' },
     { name: 'authentication error (10000)', status: 401, kind: 'invalid_key' },
     // Before the 403 rule below: this one is about the model, not the key.
-    { name: 'model needs the Workers Paid plan (5035)', status: 403, body: /"code":\s*5035/, kind: 'model_unavailable' },
+    { name: 'model needs the Workers Paid plan (5035)', status: 403, code: 5035, kind: 'model_unavailable' },
     { name: 'account blocked or not allowed (3023, 3041, 5018)', status: 403, kind: 'invalid_key' },
   ],
   checkKey(value) {

@@ -1,5 +1,5 @@
 import type { FetchFunction, ListedModel, ProviderPlugin } from '../../providers/types.ts';
-import { ruleMatches } from '../../providers/error-rules.ts';
+import { matchingRule } from '../../providers/error-rules.ts';
 
 /** What one model listing with one key came to. */
 export type ListingResult =
@@ -56,7 +56,7 @@ async function readCapped(response: Response, maxBytes: number, what: string): P
 }
 
 function classifyRefusal(plugin: ProviderPlugin, status: number, body: string): ListingFailed {
-  const rule = plugin.errorRules?.find((candidate) => ruleMatches(candidate, status, body));
+  const rule = matchingRule(plugin.errorRules, status, body);
   const kind = rule ? rule.kind : status === 401 || status === 403 ? 'invalid_key' : undefined;
   const invalidKey = kind === 'invalid_key';
   return new ListingFailed(invalidKey ? `the listing refused the key (${status})` : `the listing answered ${status}`, invalidKey);

@@ -1,6 +1,6 @@
 import { APICallError, InvalidPromptError, UnsupportedFunctionalityError } from '@ai-sdk/provider';
 import type { ErrorRule } from '../../providers/types.ts';
-import { ruleMatches } from '../../providers/error-rules.ts';
+import { matchingRule } from '../../providers/error-rules.ts';
 import type { Redactor, RequestKeys } from '../core/redact.ts';
 import { detachedString } from '../core/detached-string.ts';
 
@@ -224,7 +224,7 @@ export function classifyFailure(
     const message = error.message || error.responseBody || '';
     const body = error.responseBody ?? '';
     const headers = error.responseHeaders ?? {};
-    const rule = rules.find((candidate) => ruleMatches(candidate, status, body || message));
+    const rule = matchingRule(rules, status, body || message);
     const kind = rule ? rule.kind : kindOfStatus(status, `${message} ${body}`);
     let retryAfterMs: number | undefined;
     if (kind === 'rate_limited') {

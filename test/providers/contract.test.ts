@@ -132,10 +132,23 @@ describe('provider plugin contract', function () {
         check(plugin, problems);
       });
 
-      it('keyUrl is an https URL; tier is one of the four, with an https source and the day it was checked', function () {
+      it('keyUrl is an https URL; tier is one of the five, sign-up and anonymous access as declared, each with an https source and the day it was checked', function () {
         const problems: string[] = [];
         if (!/^https:\/\/\S+$/.test(plugin.keyUrl)) problems.push(`keyUrl "${plugin.keyUrl}" is not an https URL`);
-        const tiers = ['free', 'free with limits', 'trial credit', 'paid only'];
+        const dated = (what: string, fact: { source: string; checked: string }): void => {
+          if (!/^https:\/\/\S+/.test(fact.source)) problems.push(`${what} source "${fact.source}" does not start with an https URL`);
+          if (!/^\d{4}-\d{2}-\d{2}$/.test(fact.checked)) problems.push(`${what} checked "${fact.checked}" is not a YYYY-MM-DD day`);
+        };
+        if (plugin.signUp) {
+          if (typeof plugin.signUp.cardRequired !== 'boolean') problems.push('signUp.cardRequired must be true or false');
+          dated('signUp', plugin.signUp);
+        }
+        if (plugin.anonymous) {
+          if (plugin.anonymous.limits.trim() === '') problems.push('anonymous.limits must say what the provider allows without a key');
+          if (plugin.anonymous.privacy.trim() === '') problems.push('anonymous.privacy must say what the provider does with prompts sent without a key');
+          dated('anonymous', plugin.anonymous);
+        }
+        const tiers = ['free', 'free with limits', 'monthly credit', 'trial credit', 'paid only'];
         if (!tiers.includes(plugin.tier.tier)) problems.push(`tier "${plugin.tier.tier}" is not one of ${tiers.join(', ')}`);
         if (!/^https:\/\/\S+/.test(plugin.tier.source)) problems.push(`tier source "${plugin.tier.source}" does not start with an https URL`);
         if (!/^\d{4}-\d{2}-\d{2}$/.test(plugin.tier.checked)) problems.push(`tier checked "${plugin.tier.checked}" is not a YYYY-MM-DD day`);
@@ -191,6 +204,9 @@ describe('provider plugin contract', function () {
           if (!kinds.includes(rule.kind)) problems.push(`error rule "${rule.name}": kind "${rule.kind}" is not one of ${kinds.join(', ')}`);
           if (rule.body && /[gy]/.test(rule.body.flags)) {
             problems.push(`error rule "${rule.name}": body pattern ${rule.body} must not use the g or y flag (test() would remember where it stopped)`);
+          }
+          if (rule.code !== undefined && !(typeof rule.code === 'string' ? rule.code !== '' : Number.isFinite(rule.code))) {
+            problems.push(`error rule "${rule.name}": code must be a non-empty string or a finite number`);
           }
           if (rule.retryAt !== undefined && rule.kind !== 'rate_limited') problems.push(`error rule "${rule.name}": retryAt only applies to rate_limited`);
           if (rule.maxOutputTokens !== undefined && rule.kind !== 'output_budget') problems.push(`error rule "${rule.name}": maxOutputTokens only applies to output_budget`);
