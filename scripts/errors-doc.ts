@@ -7,6 +7,7 @@
  * test/api/error-catalogue.test.ts fails when the page is not current.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
+import { betweenMarkers } from './doc-markers.ts';
 import { errorCatalogue, type ErrorSpec } from '../server/core/errors.ts';
 
 export const errorsDocPath = new URL('../docs/errors.md', import.meta.url);
@@ -29,10 +30,7 @@ export function catalogueTable(): string {
 
 /** docs/errors.md as it should be: the page with the current table between the markers. */
 export function errorsDocSource(page: string): string {
-  const begin = page.indexOf(BEGIN);
-  const end = page.indexOf(END);
-  if (begin === -1 || end < begin) throw new Error(`docs/errors.md lacks the markers ${BEGIN} ... ${END}`);
-  return `${page.slice(0, begin + BEGIN.length)}\n${catalogueTable()}\n${page.slice(end)}`;
+  return betweenMarkers(page, { begin: BEGIN, end: END, file: 'docs/errors.md' }, catalogueTable());
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

@@ -4,8 +4,8 @@
  *   own:   the lines of its span that hold its own code (a line wholly inside a
  *          function nested in it counts for that one, not for this one), and
  *   total: every line of its span, nested functions included.
- * Functions in server/ keep to at most 80 own and 150 total lines
- * (test/ops/function-sizes.test.ts).
+ * Functions in server/ keep to at most 80 own and 150 total lines, and to at
+ * most 4 positional parameters (test/ops/function-sizes.test.ts).
  *
  *   node scripts/function-sizes.ts            # the functions over the limits
  *   node scripts/function-sizes.ts --all      # every function, largest first
@@ -19,6 +19,8 @@ import { API } from 'typescript/unstable/sync';
 
 export const MAX_OWN_LINES = 80;
 export const MAX_TOTAL_LINES = 150;
+/** More than this many positional parameters and a reader cannot tell them apart at the call: use an options object. */
+export const MAX_PARAMETERS = 4;
 
 export interface FunctionSize {
   /** From the repository root, with `/`. */
@@ -28,6 +30,8 @@ export interface FunctionSize {
   readonly name: string;
   readonly own: number;
   readonly total: number;
+  /** Its parameters: an options object (destructured or not) counts as one. */
+  readonly parameters: number;
 }
 
 const repoRoot = fileURLToPath(new URL('../', import.meta.url));
@@ -97,7 +101,8 @@ export function sizesOf(file: SourceFile, path: string): FunctionSize[] {
       const inner = visit(child);
       const line = file.getLineAndCharacterOfPosition(span.start).line;
       const total = file.getLineAndCharacterOfPosition(span.end).line - line + 1;
-      found.push({ file: path, line: line + 1, name: nameOf(child, file), own: ownLines(file, span, inner), total });
+      const parameters = ((child as { parameters?: { length: number } }).parameters?.length ?? 0);
+      found.push({ file: path, line: line + 1, name: nameOf(child, file), own: ownLines(file, span, inner), total, parameters });
       spans.push(span);
     });
     return spans;
@@ -130,10 +135,15 @@ export const isTooLarge = (size: FunctionSize): boolean => size.own > MAX_OWN_LI
 
 export const describeSize = (size: FunctionSize): string => `${size.file}:${size.line} ${size.name}: ${size.own} own, ${size.total} in all`;
 
+export const hasTooManyParameters = (size: FunctionSize): boolean => size.parameters > MAX_PARAMETERS;
+
+export const describeParameters = (size: FunctionSize): string => `${size.file}:${size.line} ${size.name}: ${size.parameters} positional parameters`;
+
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const all = process.argv.includes('--all');
   const sizes = functionSizes().sort((a, b) => b.own - a.own || b.total - a.total);
   const shown = all ? sizes : sizes.filter(isTooLarge);
   for (const size of shown) console.log(describeSize(size));
-  console.log(`${sizes.length} functions in server/; ${sizes.filter(isTooLarge).length} over ${MAX_OWN_LINES} own or ${MAX_TOTAL_LINES} total lines`);
+  for (const size of sizes.filter(hasTooManyParameters)) console.log(describeParameters(size));
+  console.log(`${sizes.length} functions in server/; ${sizes.filter(isTooLarge).length} over ${MAX_OWN_LINES} own or ${MAX_TOTAL_LINES} total lines; ${sizes.filter(hasTooManyParameters).length} with more than ${MAX_PARAMETERS} parameters`);
 }

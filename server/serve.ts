@@ -12,7 +12,7 @@ import { createStdoutLogger, exitAfterFlush } from './http/request-log.ts';
 import { createFreewayServer } from './http/server.ts';
 import { collectDefaultMetrics } from 'prom-client';
 import { listenForMetrics } from './http/metrics-endpoint.ts';
-import { healthPolicy } from './routing/health.ts';
+import { healthPolicy } from './routing/index.ts';
 
 // A cluster worker may be told to stop before it is up; listen for that first.
 let stopRequested = false;

@@ -70,7 +70,7 @@ await on.router.plan(auto, keys, []);
 const callsAfterFirst = listingCalls;
 const quarantined = routerWith('on');
 await quarantined.router.plan(auto, keys, []);
-await quarantined.knowledge.quarantines.add(hashKey('groq', keys.get('groq')?.[0] as string), 'live-only-a', '404 model not found', false);
+await quarantined.knowledge.quarantines.add({ healthId: hashKey('groq', keys.get('groq')?.[0] as string), modelId: 'live-only-a', reason: '404 model not found', scope: 'key' });
 
 const results: Array<[string, number]> = [];
 for (let round = 0; round < 3; round++) {

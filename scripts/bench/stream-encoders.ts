@@ -1,7 +1,7 @@
 /**
  * CPU per streamed answer of each client API's stream encoder, without HTTP:
  * the same AI SDK parts (a text answer of DELTAS deltas, 20 by default, and a tool call in 10
- * argument pieces) through the encoders of chat completions, the Responses API and the Messages API.
+ * argument pieces) through routing's normaliser and the encoders of chat completions, the Responses API and the Messages API.
  * Shows what one API's events cost next to another's on the per-chunk path.
  *
  *   node scripts/bench/stream-encoders.ts
@@ -15,6 +15,8 @@ import type { ChatRequest } from '../../server/api/chat/types.ts';
 import type { StreamEncoder } from '../../server/api/completion.ts';
 import { responsesStream } from '../../server/api/responses/stream.ts';
 import { parseResponsesRequest } from '../../server/api/responses/validate.ts';
+import type { RoutedFinish, RoutedPart } from '../../server/routing/index.ts';
+import { partNormaliser } from '../../server/routing/stream-parts.ts';
 
 const usage = { inputTokens: { total: 7, noCache: 7, cacheRead: undefined, cacheWrite: undefined }, outputTokens: { total: 20, text: 20, reasoning: undefined } };
 const finish: LanguageModelV4StreamPart = { type: 'finish', finishReason: { unified: 'stop', raw: 'stop' }, usage };
@@ -39,11 +41,19 @@ const chatRequest: ChatRequest = { model: 'free:auto', messages: [{ role: 'user'
 const responsesRequest = parseResponsesRequest({ model: 'free:auto', input: 'Hi', stream: true });
 const messagesRequest = parseMessagesRequest({ model: 'claude-sonnet-4-6', max_tokens: 1024, messages: [{ role: 'user', content: 'Hi' }], stream: true });
 
+/** One answer as the pipeline makes it: the upstream's parts through routing's normaliser, the routed parts through the encoder. */
 function run(open: () => StreamEncoder, parts: readonly LanguageModelV4StreamPart[]): number {
   const encoder = open();
+  const normaliser = partNormaliser();
   let bytes = encoder.start().length;
-  for (const part of parts) bytes += encoder.part(part).length;
-  return bytes + encoder.end().length;
+  let finish: RoutedFinish | undefined;
+  const write = (part: RoutedPart): void => {
+    if (part.type === 'finish') finish = part;
+    else bytes += encoder.part(part).length;
+  };
+  for (const part of parts) normaliser.take(part, write);
+  normaliser.end();
+  return bytes + encoder.end(finish as RoutedFinish).length;
 }
 
 function measure(name: string, open: () => StreamEncoder, parts: readonly LanguageModelV4StreamPart[]): void {

@@ -1,16 +1,26 @@
-import type { LanguageModelV4StreamPart } from '@ai-sdk/provider';
 import type { Request, RequestHandler, Response } from 'express';
-import { isAlias, kindOf, wrongKind, type Catalog } from '../../catalog/catalog.ts';
-import { didYouMean } from '../../catalog/suggest.ts';
+import { isAlias, type Catalog } from '../../catalog/catalog.ts';
 import type { Capability, RequestExtras } from '../../providers/types.ts';
-import { clip, freewayError, type ErrorType, type HttpError } from '../core/errors.ts';
+import { freewayError, type ErrorType, type HttpError } from '../core/errors.ts';
 import type { ShutdownGate } from '../http/shutdown.ts';
 import type { Redactor } from '../core/redact.ts';
-import type { KeyReader, KeySet } from '../routing/keys.ts';
-import { CallerGone, type AttemptLog, type Candidate, type Router } from '../routing/router.ts';
-import { StreamFailed, type RoutedStreamResult } from '../routing/routed-model.ts';
-import type { CallOptions, Collected, ModelSource } from '../routing/upstream.ts';
-import { classifyFailure } from '../routing/upstream-errors.ts';
+import {
+  CallerGone,
+  StreamFailed,
+  classifyFailure,
+  routedModel,
+  type AttemptLog,
+  type CallOptions,
+  type Candidate,
+  type Collected,
+  type ModelSource,
+  type RoutedContentPart,
+  type RoutedFinish,
+  type RoutedStreamResult,
+  type Router,
+} from '../routing/index.ts';
+import { lookUpModel } from './lookup.ts';
+import type { KeyReader, KeySet } from '../core/keys.ts';
 
 /**
  * One client API (chat completions, Responses, Messages): how its request maps
@@ -39,14 +49,18 @@ export interface ClientApi<Req> {
   openStream(request: Req): StreamEncoder;
 }
 
-/** Turns the AI SDK's stream parts into one API's server-sent events. */
+/**
+ * Turns a routed stream (routing's stream vocabulary: no error parts, no provider-executed
+ * calls, every tool call as start, deltas and an end with its whole arguments, one finish,
+ * last) into one API's server-sent events.
+ */
 export interface StreamEncoder {
   /** What is sent with the headers, before any part (a role chunk, `response.created`, `message_start`). */
   start(): string;
-  /** One part -> SSE text, '' for none. An `error` part is thrown. */
-  part(part: LanguageModelV4StreamPart): string;
-  /** After the upstream's last part: the closing events. Throws when the upstream never said it finished. */
-  end(): string;
+  /** One part -> SSE text, '' for none. */
+  part(part: RoutedContentPart): string;
+  /** The closing events, for the stream's finish, once the stream has ended. */
+  end(finish: RoutedFinish): string;
   /** A failure after the first byte: this API's error event, which ends the stream. */
   fail(status: number, type: ErrorType, message: string): string;
 }
@@ -129,8 +143,17 @@ const EVENT_STREAM_HEADERS = {
   'X-Accel-Buffering': 'no',
 } as const;
 
+/** A routed stream being written to its caller as one API's server-sent events. */
+interface StreamAnswer {
+  readonly res: Response;
+  readonly routed: RoutedStreamResult;
+  readonly encoder: StreamEncoder;
+  readonly attempts: readonly AttemptLog[];
+  readonly keys: KeySet;
+}
+
 /** A routed stream that failed after its first byte: this API's error event, or the connection closed. */
-function streamFailed(res: Response, error: unknown, encoder: StreamEncoder, candidate: Candidate, deps: CompletionDeps, keys: KeySet): void {
+function streamFailed({ res, routed, encoder, keys }: StreamAnswer, error: unknown, deps: CompletionDeps): void {
   const locals = res.locals;
   const end = (error: HttpError): void => {
     res.end(encoder.fail(error.status, error.type, error.message));
@@ -141,29 +164,36 @@ function streamFailed(res: Response, error: unknown, encoder: StreamEncoder, can
     return;
   }
   // An error of the encoder's own is not the provider's: it is told as it is, and recorded nowhere.
-  const failure = error instanceof StreamFailed ? error.failure : classifyFailure(error, deps.redact, keys);
+  const failure = error instanceof StreamFailed ? error.failure : classifyFailure(error, { redact: deps.redact, keys });
   if (!failure || failure.kind === 'aborted' || res.destroyed) {
     res.destroy();
     return;
   }
-  const told =
+  const streamError =
     failure.kind === 'deadline'
       ? freewayError('FREEWAY_STREAM_DEADLINE', { reason: failure.reason })
-      : freewayError('FREEWAY_STREAM_FAILED', { provider: candidate.model.provider.id, reason: deps.redact(failure.reason, keys) });
-  locals.cut = { reason: told.message };
-  end(told);
+      : freewayError('FREEWAY_STREAM_FAILED', { provider: routed.candidate.model.provider.id, reason: deps.redact(failure.reason, keys) });
+  locals.cut = { reason: streamError.message };
+  end(streamError);
 }
 
 /** Writes a routed stream as this API's server-sent events, at the pace the caller reads. */
-async function sendStream(res: Response, routed: RoutedStreamResult, encoder: StreamEncoder, attempts: readonly AttemptLog[], deps: CompletionDeps, keys: KeySet): Promise<void> {
+async function sendStream(answer: StreamAnswer, deps: CompletionDeps): Promise<void> {
+  const { res, routed, encoder } = answer;
   const reader = routed.stream.getReader();
-  setRoutingHeaders(res, routed.candidate, attempts);
+  setRoutingHeaders(res, routed.candidate, answer.attempts);
   res.writeHead(200, EVENT_STREAM_HEADERS);
   let out = encoder.start();
+  // The routed stream's last part; routing closes a stream only after it.
+  let finish: RoutedFinish | undefined;
   try {
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
+      if (value.type === 'finish') {
+        finish = value;
+        continue;
+      }
       out += encoder.part(value);
       if (out === '') continue;
       const took = res.write(out);
@@ -176,10 +206,10 @@ async function sendStream(res: Response, routed: RoutedStreamResult, encoder: St
         return;
       }
     }
-    res.end(out + encoder.end());
+    res.end(out + encoder.end(finish as RoutedFinish));
   } catch (error) {
     if (!(error instanceof StreamFailed)) await reader.cancel().catch(() => {});
-    streamFailed(res, error, encoder, routed.candidate, deps, keys);
+    streamFailed(answer, error, deps);
   }
 }
 
@@ -195,20 +225,17 @@ export function completionRoute<Req>(api: ClientApi<Req>, deps: CompletionDeps):
     const target = api.target(request);
     const client = (): string => deps.clientOf?.(req) ?? '';
     // A pinned model the plugin does not know is served when a live list of the request's keys holds it.
-    const entry = catalog.byId.get(target) ?? (await router.findLive(target, keys, client));
-    if (!entry) throw freewayError('FREEWAY_UNKNOWN_MODEL', { model: clip(target), suggestion: didYouMean(catalog, target) });
-    const kind = kindOf(entry);
-    if (kind !== 'chat') throw freewayError('FREEWAY_WRONG_MODEL_KIND', wrongKind(entry.id, kind, 'chat'));
+    const entry = await lookUpModel({ catalog, target, kind: 'chat', findLive: (model) => router.findLive(model, keys, client) });
     const plan = await router.plan(entry, keys, isAlias(entry) ? api.needs(request) : [], client);
     const user = api.user(request);
     const extras: RequestExtras = api.extras ? { ...api.extras(request), user } : { user };
     const attempts: AttemptLog[] = [];
     locals.attempts = attempts;
-    const model = router.model(plan, keys, { models, extras, attempts, maxResponseBytes: deps.maxResponseBytes });
+    const model = routedModel(router, { plan, keys, models, extras, attempts, maxResponseBytes: deps.maxResponseBytes });
     const options = { ...api.callOptions(request), abortSignal: callerController(res, deps.shutdown).signal };
     try {
       if (api.stream(request)) {
-        await sendStream(res, await model.doStream(options), api.openStream(request), attempts, deps, keys);
+        await sendStream({ res, routed: await model.doStream(options), encoder: api.openStream(request), attempts, keys }, deps);
         return;
       }
       const result = await model.doGenerate(options);

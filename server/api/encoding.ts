@@ -1,6 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { LanguageModelV4Content, LanguageModelV4FinishReason, LanguageModelV4Usage } from '@ai-sdk/provider';
-import type { TokenLogprob } from '../../providers/openai-compatible.ts';
+import type { Collected } from '../routing/index.ts';
 
 /**
  * All an API's encoder takes from outside its parts and its request: new ids
@@ -21,11 +20,9 @@ export const systemContext: EncoderContext = {
   now: () => Math.floor(Date.now() / 1000),
 };
 
-/** A whole answer, as the whole-answer mappings (`<api>/response.ts`) turn it into one API's object. */
-export interface WholeAnswer {
-  readonly content: readonly LanguageModelV4Content[];
-  readonly finishReason: LanguageModelV4FinishReason;
-  readonly usage: LanguageModelV4Usage;
-  /** OpenAI-format token log probabilities, when the caller asked and the upstream sent them. */
-  readonly logprobs?: TokenLogprob[];
-}
+/**
+ * A whole answer, as the whole-answer mappings (`<api>/response.ts`) turn it into one API's
+ * object: routing's normalised answer (text, reasoning and the caller's own tool calls; the
+ * finish reason and the usage the upstream reported; log probabilities when asked for).
+ */
+export type WholeAnswer = Collected;

@@ -2,8 +2,8 @@ import type { Request, RequestHandler, Response } from 'express';
 import type { QuotaSnapshot } from '../../providers/types.ts';
 import type { HealthStore } from '../state/health.ts';
 import type { KeyHasher } from '../state/key-hash.ts';
-import { viewHealth } from '../routing/health.ts';
-import type { KeyReader } from '../routing/keys.ts';
+import { viewHealth } from '../routing/index.ts';
+import type { KeyReader } from '../core/keys.ts';
 
 /** The last quota figures a provider reported for a key; a figure whose reset has passed is left out. */
 export interface QuotaEntry {

@@ -3,11 +3,11 @@ import type { Logger } from 'pino';
 import { cannotStart, listenFailure, type Config } from '../config/index.ts';
 import { listenForMetrics } from '../http/metrics-endpoint.ts';
 import { exitAfterFlush } from '../http/request-log.ts';
-import { healthPolicy } from '../routing/health.ts';
 import { answerWorkers, cannotStartReason, shutdownMessage } from './channel.ts';
 import { aggregateWorkers, scrapeCall } from './metrics.ts';
 import { createPrimaryStores, type PrimaryStores, type StoreCall } from './primary-stores.ts';
 import { isEcho } from './signals.ts';
+import { healthPolicy } from '../routing/index.ts';
 
 /*
  * WORKERS > 1: the primary process forks the workers that serve HTTP, restarts
@@ -80,7 +80,8 @@ export function runPrimary(config: Config, logger: Logger): void {
   };
 
   watchStartUp(config, logger, state);
-  cluster.on('exit', (worker: Worker, code: number | null, signal: string | null) => onExit(state, logger, { worker, code, signal }, fork, finish));
+  const restart = { logger, fork, finish };
+  cluster.on('exit', (worker: Worker, code: number | null, signal: string | null) => onExit(state, { worker, code, signal }, restart));
   const shutdown = drainOnSignal(config, logger, state, finish);
   process.on('SIGTERM', shutdown);
   process.on('SIGINT', shutdown);
@@ -111,8 +112,15 @@ interface Exit {
   readonly signal: string | null;
 }
 
+/** What a worker's exit is answered with: a log line, a new worker, or (the last one while stopping) the end. */
+interface Restart {
+  readonly logger: Logger;
+  readonly fork: () => void;
+  readonly finish: () => void;
+}
+
 /** A worker exited: counted while stopping (the last one finishes), else restarted. */
-function onExit(state: Supervision, logger: Logger, { worker, code, signal }: Exit, fork: () => void, finish: () => void): void {
+function onExit(state: Supervision, { worker, code, signal }: Exit, { logger, fork, finish }: Restart): void {
   const started = state.startedAt.get(worker) ?? 0;
   state.startedAt.delete(worker);
   if (state.failedToStart) return;

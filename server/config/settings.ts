@@ -21,7 +21,9 @@ import {
   workerCount,
 } from './parse.ts';
 
-const routingStrategies = ['latency', 'priority'] as const;
+/** How an alias orders the candidates of one tier (ROUTING). */
+export const routingStrategies = ['latency', 'priority'] as const;
+export type RoutingStrategy = (typeof routingStrategies)[number];
 
 export const settings = {
   server: {
@@ -134,7 +136,7 @@ export const settings = {
     }),
   },
   routing: {
-    strategy: custom<(typeof routingStrategies)[number]>({
+    strategy: custom<RoutingStrategy>({
       env: 'ROUTING',
       default: 'latency',
       emptyIsValue: true,

@@ -222,6 +222,20 @@ export interface ErrorOptions {
   readonly logReason?: string;
 }
 
+/** What an `HttpError` is made of. */
+export interface HttpErrorFields {
+  readonly status: number;
+  readonly type: ErrorType;
+  /** For the caller. */
+  readonly message: string;
+  /** Response headers the error sets (`Retry-After`). */
+  readonly headers?: Readonly<Record<string, string>>;
+  /** What the log line says in place of the message, when the message quotes what an upstream said (and so maybe the caller's input). */
+  readonly logReason?: string;
+  /** The catalogue code. */
+  readonly code?: ErrorCode;
+}
+
 /** An error that becomes a response: status, OpenAI error type, message for the caller. */
 export class HttpError extends Error {
   readonly status: number;
@@ -232,7 +246,7 @@ export class HttpError extends Error {
   /** The catalogue code; undefined only for sites not yet switched to `freewayError`. */
   readonly code: ErrorCode | undefined;
 
-  constructor(status: number, type: ErrorType, message: string, headers?: Record<string, string>, logReason?: string, code?: ErrorCode) {
+  constructor({ status, type, message, headers, logReason, code }: HttpErrorFields) {
     super(message);
     this.status = status;
     this.type = type;
@@ -264,7 +278,7 @@ export function errorMessage<C extends ErrorCode>(code: C, ...[params]: ParamsAr
 export function freewayError<C extends ErrorCode>(code: C, ...[params, options]: ParamsArgument<C>): HttpError {
   const spec: ErrorSpec = errorCatalogue[code];
   const message = errorMessage<C>(code, ...([params] as ParamsArgument<C>));
-  return new HttpError(spec.status, spec.type, message, options?.headers, options?.logReason, code);
+  return new HttpError({ status: spec.status, type: spec.type, message, headers: options?.headers, logReason: options?.logReason, code });
 }
 
 /** The FREEWAY_VALIDATION_FAILED error: `Validation failed: <field>: <detail>`. */

@@ -56,8 +56,8 @@ export function errorHandler({ logger, redact, readKeys }: ErrorHandlerDeps): Er
       return;
     }
     const format = res.locals.errorBody ?? errorBody;
-    const said = redact(message, keys);
-    res.locals.failure = known?.logReason !== undefined ? redact(known.logReason, keys) : said;
-    res.status(status).json(format(status, type, said));
+    const redacted = redact(message, keys);
+    res.locals.failure = known?.logReason !== undefined ? redact(known.logReason, keys) : redacted;
+    res.status(status).json(format(status, type, redacted));
   };
 }

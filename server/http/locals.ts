@@ -1,8 +1,8 @@
 // What Freeway keeps on a request's `res.locals`, declared once for every handler
 // (as Hono's ContextVariableMap does): read and written without casts.
 import type { ErrorBodyFormat } from '../core/errors.ts';
-import type { KeySet } from '../routing/keys.ts';
 import type { LogLocals } from './request-log.ts';
+import type { KeySet } from '../core/keys.ts';
 
 declare global {
   namespace Express {

@@ -1,8 +1,7 @@
 import type { Request, RequestHandler, Response } from 'express';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { HEALTH_TIMINGS, viewHealth } from '../routing/health.ts';
 import type { HealthRecord, HealthState, HealthStore } from '../state/health.ts';
-import type { LatencyTracker } from '../routing/latency.ts';
+import { HEALTH_TIMINGS, viewHealth, type LatencyTracker } from '../routing/index.ts';
 
 /**
  * Prometheus metrics (prom-client). Labels are bounded sets only: route

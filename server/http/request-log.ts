@@ -1,7 +1,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import { pino, type DestinationStream, type Logger } from 'pino';
 import { REDACTED, sanitizeForLog, type Redactor } from '../core/redact.ts';
-import type { KeyReader } from '../routing/keys.ts';
+import type { KeyReader } from '../core/keys.ts';
 
 /**
  * Serializers are the only way objects reach a log line, and none of them

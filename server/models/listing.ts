@@ -62,7 +62,18 @@ function classifyRefusal(plugin: ProviderPlugin, status: number, body: string): 
   return new ListingFailed(invalidKey ? `the listing refused the key (${status})` : `the listing answered ${status}`, invalidKey);
 }
 
-async function fetchPage(plugin: ProviderPlugin, url: string, key: string, fetch: FetchFunction, limits: ListingLimits, signal: AbortSignal | undefined): Promise<unknown> {
+/** One listing with one key: where, with what, within which bounds. */
+export interface ListingCall {
+  /** The provider's base URL, or its `<ID>_BASE_URL` override. */
+  readonly baseURL: string;
+  readonly key: string;
+  readonly fetch: FetchFunction;
+  readonly limits: ListingLimits;
+  /** Aborts the listing (the process is closing). */
+  readonly signal?: AbortSignal;
+}
+
+async function fetchPage(plugin: ProviderPlugin, url: string, { key, fetch, limits, signal }: ListingCall): Promise<unknown> {
   const timeout = AbortSignal.timeout(limits.timeoutMs);
   const response = await fetch(url, {
     method: 'GET',
@@ -86,14 +97,8 @@ async function fetchPage(plugin: ProviderPlugin, url: string, key: string, fetch
  * Lists the models `key` can use, page by page, as the plugin's `listing` reads
  * them. Whatever goes wrong comes back as a failure: the caller keeps what it knew.
  */
-export async function fetchListing(
-  plugin: ProviderPlugin,
-  baseURL: string,
-  key: string,
-  fetch: FetchFunction,
-  limits: ListingLimits,
-  signal?: AbortSignal,
-): Promise<ListingResult> {
+export async function fetchListing(plugin: ProviderPlugin, call: ListingCall): Promise<ListingResult> {
+  const { baseURL, key, limits } = call;
   const listing = plugin.listing;
   if (!listing) return { ok: false, reason: 'the provider has no listing', invalidKey: false };
   const models: ListedModel[] = [];
@@ -102,7 +107,7 @@ export async function fetchListing(
     let page: string | undefined;
     for (let pages = 0; ; pages++) {
       if (pages === limits.maxPages) throw new ListingFailed(`the listing has more than MODELS_LISTING_MAX_PAGES (${limits.maxPages}) pages`);
-      const body = await fetchPage(plugin, listing.url(baseURL, key, page), key, fetch, limits, signal);
+      const body = await fetchPage(plugin, listing.url(baseURL, key, page), call);
       let read;
       try {
         read = listing.read(body);

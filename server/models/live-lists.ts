@@ -138,11 +138,8 @@ export function createLiveLists(deps: LiveListDeps): LiveLists {
       return;
     }
     const baseURL = deps.baseURLs.get(provider.id) ?? provider.baseURL;
-    const result: ListingResult = await fetchListing(provider, baseURL, key, deps.fetch, {
-      timeoutMs: config.listingTimeoutMs,
-      maxBytes: config.listingMaxBytes,
-      maxPages: config.listingMaxPages,
-    }, stop.signal);
+    const limits = { timeoutMs: config.listingTimeoutMs, maxBytes: config.listingMaxBytes, maxPages: config.listingMaxPages };
+    const result: ListingResult = await fetchListing(provider, { baseURL, key, fetch: deps.fetch, limits, signal: stop.signal });
     const at = now();
     let record: SharedRecord;
     if (result.ok) {

@@ -6,8 +6,27 @@ export type Quarantined = ReadonlyMap<string, string>;
 export interface Quarantines {
   /** For each health id (`provider:HMAC`), what is quarantined for it; absent when nothing is. */
   read(healthIds: readonly string[]): Promise<ReadonlyMap<string, Quarantined>>;
-  /** Quarantines `modelId` for one key, or (`gone`, a 410) for every key of its provider. */
-  add(healthId: string, modelId: string, reason: string, gone: boolean): Promise<void>;
+  /** Quarantines a model for one key, or (a 410) for every key of its provider. */
+  add(quarantine: NewQuarantine): Promise<void>;
+}
+
+export interface NewQuarantine {
+  /** The key's health id, `provider:HMAC`. */
+  readonly healthId: string;
+  /** The provider's own model id. */
+  readonly modelId: string;
+  /** Why, as the upstream said (redacted). */
+  readonly reason: string;
+  /** For this key only, or (the provider said the model is gone) for every key of its provider. */
+  readonly scope: 'key' | 'provider';
+}
+
+/** A quarantine as a store keeps it: until when, and why. */
+const quarantineEntry = (until: number, reason: string): string => `${until}|${reason}`;
+
+function readQuarantineEntry(value: string): { until: number; reason: string } {
+  const bar = value.indexOf('|');
+  return { until: Number(value.slice(0, bar)), reason: value.slice(bar + 1) };
 }
 
 const nothing: ReadonlyMap<string, Quarantined> = new Map();
@@ -29,19 +48,19 @@ export function createQuarantines(store: KnowledgeStore, quarantineMs: number, n
         for (const record of [byProvider.get(providerOf(healthId)), records[i]]) {
           if (!record) continue;
           for (const [modelId, value] of Object.entries(record)) {
-            const bar = value.indexOf('|');
-            if (Number(value.slice(0, bar)) > at) models.set(modelId, value.slice(bar + 1));
+            const { until, reason } = readQuarantineEntry(value);
+            if (until > at) models.set(modelId, reason);
           }
         }
         if (models.size > 0) result.set(healthId, models);
       });
       return result;
     },
-    async add(healthId, modelId, reason, gone) {
+    async add({ healthId, modelId, reason, scope }) {
       if (quarantineMs === 0) return;
       const at = now();
-      const id = gone ? `q:${providerOf(healthId)}` : `q:${healthId}`;
-      await store.setField(id, modelId, `${at + quarantineMs}|${reason}`, quarantineMs);
+      const id = scope === 'provider' ? `q:${providerOf(healthId)}` : `q:${healthId}`;
+      await store.setField(id, modelId, quarantineEntry(at + quarantineMs, reason), quarantineMs);
     },
   };
 }

@@ -23,7 +23,7 @@ export interface AttemptControl {
    * there is no first token to wait for, so only the request's deadline
    * (`REQUEST_TIMEOUT_MS` from the request's start) bounds the attempt.
    */
-  whole(): void;
+  awaitWholeAnswer(): void;
 }
 
 /** A streaming attempt's reads: the silence timers run only while a read waits on the upstream. */
@@ -60,17 +60,21 @@ export function logAttempt(candidate: Candidate, status: number | string, ms: nu
     : { provider: model.provider.id, model: model.spec.id, status, ms };
 }
 
-/**
- * Starts an attempt: `left` is the request's time left, `runStarted` its start.
- * `onFirstOutput` gets the time to first output (for latency routing).
- */
-export function startAttempt(
-  timings: AttemptTimings,
-  callerSignal: AbortSignal,
-  runStarted: number,
-  left: number,
-  onFirstOutput: (ms: number) => void,
-): RunningAttempt {
+/** What an attempt is started with. */
+export interface AttemptStart {
+  readonly timings: AttemptTimings;
+  /** Aborted when the caller goes away; the attempt's upstream call is aborted with it. */
+  readonly callerSignal: AbortSignal;
+  /** When the request started, for its deadlines. */
+  readonly runStarted: number;
+  /** The request's time left. */
+  readonly left: number;
+  /** Gets the time to first output (for latency routing). */
+  readonly onFirstOutput: (ms: number) => void;
+}
+
+/** Starts an attempt: its abort controller and its first timer. */
+export function startAttempt({ timings, callerSignal, runStarted, left, onFirstOutput }: AttemptStart): RunningAttempt {
   const started = Date.now();
   const controller = new AbortController();
   const onCallerGone = (): void => controller.abort(callerSignal.reason);
@@ -94,7 +98,7 @@ export function startAttempt(
     responseHeaders(headers) {
       upstreamHeaders = headers;
     },
-    whole() {
+    awaitWholeAnswer() {
       clearTimeout(silence);
       silence = setTimeout(() => abort(new AttemptTimeout('request timeout')), Math.max(0, runStarted + timings.requestTimeoutMs - Date.now()));
     },

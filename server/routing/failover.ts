@@ -1,59 +1,196 @@
 import type { CatalogModel } from '../../catalog/catalog.ts';
 import { freewayError, type HttpError } from '../core/errors.ts';
 import type { Outcome } from '../state/health.ts';
-import type { Failure } from './upstream-errors.ts';
+import { BeforeRequest, type Failure, type FailureKind } from './upstream-errors.ts';
 
-/** Failover policy: what a failure means for the key's health, what is tried next, and what the caller is told. Pure. */
+/**
+ * Failover policy, in one place: what a failed attempt records, what the request
+ * tries next, and what the caller is told. `failoverTable` is the policy as data
+ * (docs/routing.md's failover table is written from it, and
+ * test/routing/failover-golden.test.ts pins it); `decide` reads it for one
+ * failure, and the router carries out what it decides. Pure.
+ */
 
-/** What a failure records against the key; undefined when the key is not at fault. */
-export function outcomeOf(failure: Failure, noCreditWaitMs: number): Outcome | undefined {
-  switch (failure.kind) {
+/** What the request does after a failed attempt. */
+export type Step =
+  /** The alias's next model, with the keys not yet spent. */
+  | { readonly kind: 'next model' }
+  /** The next model of another provider: this provider's other models would most likely meet the same fault. */
+  | { readonly kind: 'next provider' }
+  /** The same model with the provider's next key, if the header carried one; else the next model. */
+  | { readonly kind: 'next key' }
+  /** The same model and key once more, with the output budget lowered to the model's stated maximum. */
+  | { readonly kind: 'lower budget'; readonly maxOutputTokens: number }
+  /** The next model whose context window is larger than this one's; a 400 when none is left. */
+  | { readonly kind: 'larger window' }
+  /** The request ends with this error: a 400, a bug's 500, or nobody left to answer (`CallerGone`). */
+  | { readonly kind: 'reject'; readonly error: unknown }
+  /** Nothing more is tried: the request ends with what it met (`exhausted`). */
+  | { readonly kind: 'stop' };
+
+export type StepKind = Step['kind'];
+
+/** What a failure leaves behind for later requests. */
+export interface FailureRecord {
+  /** Against the key's health; absent when the key is not at fault. A key with a health record is not tried again in this request. */
+  readonly health?: Outcome;
+  /** The model is set aside for MODEL_QUARANTINE_MS: for this key, or (a 410) for every key of its provider. */
+  readonly quarantine?: 'key' | 'provider';
+  /** The most output tokens the model takes, as its upstream stated: later requests are lowered before the call. */
+  readonly outputLimit?: number;
+}
+
+export interface Decision {
+  readonly step: Step;
+  readonly record: FailureRecord;
+}
+
+/** One row of the policy: for one kind of failure, what is recorded and what comes next, for an alias and for a pinned model. */
+export interface PolicyRow {
+  /** The failure in words. */
+  readonly failure: string;
+  /** What the key's health records; absent: nothing, the key is not at fault. */
+  readonly health?: Exclude<Outcome['kind'], 'success'>;
+  /** Besides health: the model is quarantined, or its output maximum learnt. */
+  readonly learns?: 'quarantine' | 'output limit';
+  readonly alias: StepKind;
+  readonly pinned: StepKind;
+  /** For a conditional step (`lower budget`): what comes next when its condition does not hold. */
+  readonly otherwise?: { readonly alias: StepKind; readonly pinned: StepKind };
+}
+
+/** The failover policy: every kind of failure, and what it means. */
+export const failoverTable: { readonly [Kind in FailureKind]: PolicyRow } = {
+  rate_limited: { failure: '429, or a quota error the provider documents', health: 'rate_limited', alias: 'next key', pinned: 'next key' },
+  invalid_key: { failure: '401 or 403: the key is wrong, revoked or not allowed', health: 'invalid_key', alias: 'next key', pinned: 'next key' },
+  no_credit: { failure: '402, or a documented "credit exhausted"', health: 'no_credit', alias: 'next key', pinned: 'next key' },
+  server: { failure: '5xx and other upstream faults', health: 'failure', alias: 'next provider', pinned: 'stop' },
+  bad_response: { failure: 'an answer that is not the provider\'s API (or more than MAX_RESPONSE_BYTES)', health: 'failure', alias: 'next provider', pinned: 'stop' },
+  timeout: { failure: 'no first token within FIRST_TOKEN_TIMEOUT_MS, or STREAM_IDLE_TIMEOUT_MS of silence', health: 'failure', alias: 'next provider', pinned: 'stop' },
+  connection: { failure: 'no connection, or the connection broke', health: 'failure', alias: 'next provider', pinned: 'stop' },
+  unsupported: { failure: 'the provider\'s mapping cannot express the request (nothing was sent)', alias: 'next provider', pinned: 'stop' },
+  model_unavailable: { failure: '404 or 410: the provider does not serve the model (any more)', learns: 'quarantine', alias: 'next model', pinned: 'stop' },
+  context_too_long: { failure: 'the request does not fit the model\'s context window', alias: 'larger window', pinned: 'stop' },
+  output_budget: {
+    failure: 'the output budget is above the model\'s maximum',
+    learns: 'output limit',
+    alias: 'lower budget',
+    pinned: 'lower budget',
+    otherwise: { alias: 'next model', pinned: 'stop' },
+  },
+  request: { failure: 'the request itself is wrong: any provider would refuse it', alias: 'reject', pinned: 'reject' },
+  deadline: { failure: 'REQUEST_TIMEOUT_MS or STREAM_MAX_DURATION_MS ran out while the upstream was answering', alias: 'stop', pinned: 'stop' },
+  internal: { failure: 'a bug of Freeway\'s, before anything was sent', alias: 'reject', pinned: 'reject' },
+  aborted: { failure: 'the caller went away', alias: 'reject', pinned: 'reject' },
+};
+
+/** Thrown when the caller disconnected; there is nobody left to answer. */
+export class CallerGone extends Error {
+  override readonly name = 'CallerGone';
+}
+
+/** Everything a decision is made from. */
+export interface FailureContext {
+  readonly failure: Failure;
+  /** What the attempt threw, for a `reject` that passes it on (a bug's own error). */
+  readonly thrown: unknown;
+  readonly pinned: boolean;
+  /** The failed model's provider id, for the caller's message. */
+  readonly provider: string;
+  /** The output budget the attempt sent, if it sent one. */
+  readonly budgetSent: number | undefined;
+  /** Whether the attempt was already the retry with a lowered budget. */
+  readonly budgetLowered: boolean;
+  readonly attemptsLeft: number;
+  readonly msLeft: number;
+  /** NO_CREDIT_WAIT_MS, for a `no_credit` record. */
+  readonly noCreditWaitMs: number;
+}
+
+/** What a failure records against the key: the row's health outcome, with what the failure says. */
+function healthOutcome(row: PolicyRow, failure: Failure, noCreditWaitMs: number): Outcome | undefined {
+  switch (row.health) {
+    case undefined:
+      return undefined;
     case 'rate_limited':
       return { kind: 'rate_limited', retryAfterMs: failure.retryAfterMs, reason: failure.reason };
-    case 'invalid_key':
-      return { kind: 'invalid_key', reason: failure.reason };
     case 'no_credit':
       return { kind: 'no_credit', reason: failure.reason, waitMs: noCreditWaitMs };
-    case 'server':
-    case 'bad_response':
-    case 'timeout':
-    case 'connection':
-      return { kind: 'failure', reason: failure.reason };
-    default:
-      // The model, the request, the caller, Freeway's own bounds or bugs: nothing wrong with the key.
-      return undefined;
+    case 'invalid_key':
+    case 'failure':
+      return { kind: row.health, reason: failure.reason };
   }
 }
 
-export type NextStep = 'next key' | 'next provider' | 'next model';
+function recordOf(row: PolicyRow, context: FailureContext): FailureRecord {
+  const { failure } = context;
+  const health = healthOutcome(row, failure, context.noCreditWaitMs);
+  // A 404 "no endpoint supports what you asked" is about the request, not the model.
+  const quarantine = row.learns === 'quarantine' && !failure.aboutRequest ? (failure.status === 410 ? 'provider' : 'key') : undefined;
+  const outputLimit = row.learns === 'output limit' ? failure.maxOutputTokens : undefined;
+  return { ...(health && { health }), ...(quarantine && { quarantine }), ...(outputLimit !== undefined && { outputLimit }) };
+}
 
-/** What moving on after a failure means for the rest of the request. */
-export function nextStep(kind: Failure['kind']): NextStep {
-  switch (kind) {
-    case 'rate_limited':
-    case 'invalid_key':
-    case 'no_credit':
-      // The key is spent or refused: the same model with the provider's next key.
-      return 'next key';
-    case 'server':
-    case 'bad_response':
-    case 'timeout':
-    case 'connection':
-      // The provider is in trouble; its other keys would most likely meet the same fault.
-      return 'next provider';
-    case 'unsupported':
-      // The provider's mapping refused the request: its other models share that mapping.
-      return 'next provider';
+/** The error a `reject` ends the request with. */
+function rejection(context: FailureContext): unknown {
+  switch (context.failure.kind) {
+    case 'aborted':
+      return new CallerGone();
+    case 'internal':
+      // A bug of ours: a 500 with the error logged, not a provider failure.
+      return context.thrown instanceof BeforeRequest ? context.thrown.error : context.thrown;
     default:
-      return 'next model';
+      return upstreamRejection(context.provider, context.failure);
   }
+}
+
+/** Whether a refused budget can be tried again: a stated maximum below what was sent, on a first try, with an attempt and time left. */
+function canLowerBudget(context: FailureContext): number | undefined {
+  const limit = context.failure.maxOutputTokens;
+  const sent = context.budgetSent;
+  if (limit === undefined || sent === undefined || limit >= sent || context.budgetLowered) return undefined;
+  return context.attemptsLeft > 0 && context.msLeft > 0 ? limit : undefined;
+}
+
+function stepOf(kind: StepKind, context: FailureContext): Step {
+  switch (kind) {
+    case 'reject':
+      return { kind, error: rejection(context) };
+    case 'lower budget': {
+      const limit = canLowerBudget(context);
+      if (limit !== undefined) return { kind, maxOutputTokens: limit };
+      const row = failoverTable[context.failure.kind];
+      const otherwise = (context.pinned ? row.otherwise?.pinned : row.otherwise?.alias) ?? 'stop';
+      return stepOf(otherwise, context);
+    }
+    default:
+      return { kind };
+  }
+}
+
+/** The policy for one failure: what to record, and what the request does next. Total: every failure kind has its row. */
+export function decide(context: FailureContext): Decision {
+  const row = failoverTable[context.failure.kind];
+  return { step: stepOf(context.pinned ? row.pinned : row.alias, context), record: recordOf(row, context) };
+}
+
+/** How a refused key is named: `key 2 of X-Groq-Key` for a key of a pool, else the header. */
+export interface RefusedKey {
+  readonly kind: 'invalid_key' | 'no_credit';
+  /** What the provider said. */
+  readonly reason: string;
+  readonly header: string;
+  readonly position: number;
+  readonly count: number;
+  /** Refused by an earlier request (the key is being skipped), not by this one. */
+  readonly earlier?: boolean;
 }
 
 /**
  * A key the provider refused (401/403, or no credit left), in words that say it
  * is not a passing fault: what the provider said, and the header to fix.
  */
-export function refusedKey(kind: 'invalid_key' | 'no_credit', reason: string, header: string, position: number, count: number, earlier = false): string {
+export function refusedKey({ kind, reason, header, position, count, earlier = false }: RefusedKey): string {
   const which = count > 1 ? `key ${position} of ${header}` : header;
   const when = earlier ? ' earlier' : '';
   return kind === 'no_credit'
@@ -64,7 +201,7 @@ export function refusedKey(kind: 'invalid_key' | 'no_credit', reason: string, he
 /** A failure as its reason in the 502 message; a refused key says what to fix. */
 export function failureReason(failure: Failure, model: CatalogModel, position: number, count: number): string {
   return failure.kind === 'invalid_key' || failure.kind === 'no_credit'
-    ? refusedKey(failure.kind, failure.reason, model.provider.header, position, count)
+    ? refusedKey({ kind: failure.kind, reason: failure.reason, header: model.provider.header, position, count })
     : failure.reason;
 }
 
@@ -110,8 +247,21 @@ export interface Failures {
 
 export const noFailures = (): Failures => ({ reasons: [], logged: [], unsupported: 0, last: undefined, lastRetryAfterMs: undefined });
 
-/** Notes a failure of `provider`'s key at `position` of `count`; `final` records it as the request's last failure. */
-export function noteFailure(failures: Failures, failure: Failure, model: CatalogModel, position: number, count: number, final = true): void {
+/** One failed attempt, as the request's failures note it. */
+export interface NotedFailure {
+  readonly failure: Failure;
+  readonly model: CatalogModel;
+  /** The key's position in its header, and how many keys the header carried. */
+  readonly position: number;
+  readonly count: number;
+  /**
+   * False for a first try that is tried again (a refused output budget): its reason is
+   * named, but the retry decides the request's outcome.
+   */
+  readonly final: boolean;
+}
+
+export function noteFailure(failures: Failures, { failure, model, position, count, final }: NotedFailure): void {
   const name = keyName(model.provider.id, position, count);
   failures.reasons.push(`${name}: ${final ? failureReason(failure, model, position, count) : failure.reason}`);
   failures.logged.push(`${name}: ${loggedFailure(failure)}`);

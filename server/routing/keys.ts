@@ -5,7 +5,6 @@ import type { KeyPool, KeyReader } from '../core/keys.ts';
 /** The most keys one provider's header may carry. */
 export const MAX_KEYS_PER_HEADER = 16;
 
-export type { KeyPool, KeyReader, KeySet } from '../core/keys.ts';
 
 const invalid = (problem: string): HttpError => freewayError('FREEWAY_INVALID_KEY_HEADER', { problem });
 

@@ -1,8 +1,9 @@
 import { tierRank, type Alias, type CatalogModel } from '../../catalog/catalog.ts';
 import type { Capability } from '../../providers/types.ts';
+import type { RoutingStrategy } from '../config/index.ts';
 import { freewayError } from '../core/errors.ts';
 import type { HealthView } from './health.ts';
-import type { KeySet } from './keys.ts';
+import type { KeySet } from '../core/keys.ts';
 import type { LiveList } from '../models/live-lists.ts';
 import type { Quarantined } from '../models/quarantine.ts';
 import type { KeyView } from '../models/views.ts';
@@ -84,12 +85,15 @@ export interface PlanInput {
   readonly view?: (provider: CatalogModel['provider'], list: LiveList) => KeyView;
   /** A pool's id from its keys' health ids. */
   readonly poolId: (providerId: string, healthIds: readonly string[]) => string;
-  readonly routing: 'latency' | 'priority';
+  readonly routing: RoutingStrategy;
   readonly exploreShare: number;
-  /** The first-token latency estimate of `poolId|modelId`, when one is known. */
+  /** The first-token latency estimate of a pool's model (`poolModelId`), when one is known. */
   readonly latency: (id: string) => number | undefined;
   readonly random: () => number;
 }
+
+/** The id a key pool's round robin and time-to-first-token estimates are kept under, for one model. */
+export const poolModelId = (poolId: string, modelId: string): string => `${poolId}|${modelId}`;
 
 export const hasAll = (model: CatalogModel, needs: readonly Capability[]): boolean =>
   needs.every((need) => model.spec.capabilities.includes(need));
@@ -104,11 +108,11 @@ export function candidateModels(entry: Alias | CatalogModel, keys: KeySet, needs
     if (!keys.has(entry.provider.id)) throw freewayError('FREEWAY_KEY_HEADER_MISSING', { model: entry.id, header: entry.provider.header });
     return [entry];
   }
-  const able = needs.length === 0 ? entry.models : entry.models.filter((model) => hasAll(model, needs));
-  const models = able.filter((model) => keys.has(model.provider.id));
+  const capable = needs.length === 0 ? entry.models : entry.models.filter((model) => hasAll(model, needs));
+  const models = capable.filter((model) => keys.has(model.provider.id));
   if (models.length === 0) {
     const what = needs.length === 0 ? entry.id : `${entry.id} with ${needs.join(' and ')}`;
-    throw freewayError('FREEWAY_NO_PROVIDER_KEY', { what, headers: headerList(able) });
+    throw freewayError('FREEWAY_NO_PROVIDER_KEY', { what, headers: headerList(capable) });
   }
   return models;
 }
@@ -132,8 +136,9 @@ interface Skips {
 }
 
 /** One provider's keys for this request; the ones skipped for their health are added to `skips`. */
-function providerKeysOf(input: PlanInput, id: string, poolIds: readonly string[], lookHealth: boolean, skips: Skips): ProviderKeys {
+function providerKeysOf(input: PlanInput, id: string, lookHealth: boolean, skips: Skips): ProviderKeys {
   const pool = input.keys.get(id) ?? [];
+  const poolIds = input.healthIds.get(id) ?? [];
   const usable: PoolKey[] = [];
   for (let k = 0; k < pool.length; k++) {
     const healthId = poolIds[k] as string;
@@ -142,8 +147,8 @@ function providerKeysOf(input: PlanInput, id: string, poolIds: readonly string[]
       if (view.state === 'invalid_key' || view.state === 'no_credit') {
         // Refused earlier and not tried again: waiting would not help, so no Retry-After from it.
         const header = (input.models.find((model) => model.provider.id === id) as CatalogModel).provider.header;
-        const said = view.reason ?? (view.state === 'invalid_key' ? 'invalid key' : 'no credit');
-        skips.skipped.push(`${keyName(id, k + 1, pool.length)}: ${refusedKey(view.state, said, header, k + 1, pool.length, true)}`);
+        const reason = view.reason ?? (view.state === 'invalid_key' ? 'invalid key' : 'no credit');
+        skips.skipped.push(`${keyName(id, k + 1, pool.length)}: ${refusedKey({ kind: view.state, reason, header, position: k + 1, count: pool.length, earlier: true })}`);
         continue;
       }
       skips.skipped.push(`${keyName(id, k + 1, pool.length)}: ${skipReason(view.state, view.retryAfter, view.reason)}`);
@@ -151,21 +156,17 @@ function providerKeysOf(input: PlanInput, id: string, poolIds: readonly string[]
       continue;
     }
     const list = input.lists?.get(id)?.[k];
-    const out = input.quarantined?.get(healthId);
+    const quarantined = input.quarantined?.get(healthId);
     const choice: PoolKey = { key: pool[k] as string, healthId, position: k + 1, tier: view?.tier === 1 ? 1 : 0 };
-    usable.push(list || out ? { ...choice, list, quarantined: out } : choice);
+    usable.push(list || quarantined ? { ...choice, list, quarantined } : choice);
   }
   return { usable, count: pool.length, poolId: input.poolId(id, poolIds) };
 }
 
 /** The models of `provider` an alias picks for keys with live lists: the union of their lists' views, in order. */
-function liveAliasModels(
-  view: NonNullable<PlanInput['view']>,
-  alias: Alias,
-  provider: CatalogModel['provider'],
-  lists: ReadonlyArray<LiveList | undefined>,
-  curated: readonly CatalogModel[],
-): CatalogModel[] {
+function liveAliasModels(input: PlanInput, provider: CatalogModel['provider'], lists: ReadonlyArray<LiveList | undefined>, curated: readonly CatalogModel[]): CatalogModel[] {
+  const view = input.view as NonNullable<PlanInput['view']>;
+  const alias = input.entry as Alias;
   const seen = new Set<string>();
   const merged: CatalogModel[] = [];
   const add = (model: CatalogModel): void => {
@@ -195,7 +196,7 @@ function learntModels(input: PlanInput, providerKeys: ReadonlyMap<string, Provid
     const providerLists = input.lists?.get(id);
     const candidates =
       input.view && providerLists?.some((list) => list !== undefined)
-        ? liveAliasModels(input.view, input.entry as Alias, provider, providerLists, group).filter((model) => hasAll(model, input.needs))
+        ? liveAliasModels(input, provider, providerLists, group).filter((model) => hasAll(model, input.needs))
         : group;
     const { usable } = providerKeys.get(id) as ProviderKeys;
     for (const model of candidates) if (usable.some((choice) => canUse(choice, model))) result.push(model);
@@ -219,7 +220,7 @@ function orderCandidates(input: PlanInput, models: readonly CatalogModel[], prov
     const { usable, count, poolId } = providerKeys.get(model.provider.id) as ProviderKeys;
     const first = pinned ? usable[0] : usable.find((choice) => canUse(choice, model));
     if (!first) return;
-    const ms = latencyRouting ? input.latency(`${poolId}|${model.spec.id}`) ?? Infinity : 0;
+    const ms = latencyRouting ? input.latency(poolModelId(poolId, model.spec.id)) ?? Infinity : 0;
     ready.push({ model, key: first.key, healthId: first.healthId, tier: first.tier, keyPosition: first.position, keyCount: count, order, ms });
   });
   // A half-open key keeps its place: the request that reaches it is its probe.
@@ -241,7 +242,7 @@ export function planCandidates(input: PlanInput): Plan {
   const lookHealth = looksAtHealth(pinned, input.healthIds);
   const providerKeys = new Map<string, ProviderKeys>();
   const skips: Skips = { skipped: [], retryAfterSeconds: undefined };
-  for (const [id, poolIds] of input.healthIds) providerKeys.set(id, providerKeysOf(input, id, poolIds, lookHealth, skips));
+  for (const id of input.healthIds.keys()) providerKeys.set(id, providerKeysOf(input, id, lookHealth, skips));
   const learnt = !pinned && input.view !== undefined && (input.lists !== undefined || (input.quarantined?.size ?? 0) > 0);
   const models = learnt ? learntModels(input, providerKeys) : input.models;
   const candidates = orderCandidates(input, models, providerKeys, pinned);

@@ -1,9 +1,10 @@
 import type { Alias, CatalogModel } from '../../catalog/catalog.ts';
 import type { Capability } from '../../providers/types.ts';
+import type { RoutingStrategy } from '../config/index.ts';
 import type { HealthStore } from '../state/health.ts';
 import type { KeyHasher } from '../state/key-hash.ts';
 import { type HealthView, viewHealth } from './health.ts';
-import type { KeyPool, KeySet } from './keys.ts';
+import type { KeyPool, KeySet } from '../core/keys.ts';
 import type { LatencyTracker } from './latency.ts';
 import type { ModelKnowledge } from '../models/model-knowledge.ts';
 import type { LiveList } from '../models/live-lists.ts';
@@ -13,7 +14,7 @@ import { candidateModels, looksAtHealth, planCandidates, type Plan } from './pla
 /** Gathers what a plan is made from (key hashes, health, live lists, quarantines, latency) and makes it. */
 
 export interface PlannerDeps {
-  readonly routing: 'latency' | 'priority';
+  readonly routing: RoutingStrategy;
   readonly exploreShare: number;
   readonly health: HealthStore;
   readonly hashKey: KeyHasher;
@@ -32,6 +33,14 @@ export interface Planner {
 }
 
 const noClient = (): string => '';
+
+/** What an alias's live lists are gathered for: its models with the request's keys, for the rate limit's client. */
+interface ListsRequest {
+  readonly entry: Alias;
+  readonly models: readonly CatalogModel[];
+  readonly keys: KeySet;
+  readonly client: () => string;
+}
 
 interface Hashed {
   /** Provider id -> its keys' health ids, in header order. */
@@ -62,7 +71,7 @@ export function createPlanner(deps: PlannerDeps): Planner {
    * The live lists of an alias's providers: the listings that are due start now; a key's first one is waited for, briefly.
    * Embedding and transcription aliases name one family of weights, which the plugins declare: no live list adds to them.
    */
-  async function liveLists(entry: Alias, models: readonly CatalogModel[], keys: KeySet, hashed: Hashed, client: () => string) {
+  async function liveLists({ entry, models, keys, client }: ListsRequest, hashed: Hashed) {
     if (!knowledge || (entry.kind ?? 'chat') !== 'chat') return undefined;
     let lists: Map<string, ReadonlyArray<LiveList | undefined>> | undefined;
     const pending: Array<Promise<void>> = [];
@@ -84,7 +93,7 @@ export function createPlanner(deps: PlannerDeps): Planner {
     const models = candidateModels(entry, keys, needs);
     const pinned = !('models' in entry);
     const hashed = hashKeys(models, keys, hashKey);
-    const lists = pinned ? undefined : await liveLists(entry, models, keys, hashed, client);
+    const lists = pinned ? undefined : await liveLists({ entry, models, keys, client }, hashed);
     const lookHealth = looksAtHealth(pinned, hashed.byProvider);
     const [records, quarantined] = await Promise.all([
       lookHealth ? health.get(hashed.all) : [],

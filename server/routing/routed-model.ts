@@ -1,23 +1,25 @@
-import type { LanguageModelV4, LanguageModelV4CallOptions, LanguageModelV4GenerateResult, LanguageModelV4StreamPart, LanguageModelV4StreamResult } from '@ai-sdk/provider';
+import type { LanguageModelV4, LanguageModelV4CallOptions, LanguageModelV4GenerateResult, LanguageModelV4StreamResult } from '@ai-sdk/provider';
 import type { RequestExtras } from '../../providers/types.ts';
-import { reportedUsage } from '../../providers/usage.ts';
-import { assertFinished } from '../core/parts.ts';
 import type { AttemptLog } from './attempt.ts';
-import type { KeySet } from './keys.ts';
+import type { KeySet } from '../core/keys.ts';
 import type { Candidate, Plan } from './plan.ts';
 import type { Router, Routed } from './router.ts';
+import type { RoutedPart } from './stream-parts.ts';
 import { collect, openStream, type Collected, type ModelSource, type OpenedStream, type UpstreamCall } from './upstream.ts';
 import type { Failure } from './upstream-errors.ts';
 
 /**
- * A planned request as an AI SDK `LanguageModelV4`. `doStream` resolves once a
+ * A planned request as an AI SDK `LanguageModelV4` (as `wrapLanguageModel` takes
+ * the model it wraps, this takes the router it runs on). `doStream` resolves once a
  * candidate produced its first output (failover before it is invisible), and its
- * parts are normalised: usage as the upstream reported it, and a stream that
- * ends unfinished or with an error part fails as `StreamFailed`, already
- * classified and recorded against the key.
+ * stream is the routed vocabulary of stream-parts.ts; a stream that fails after its
+ * first output fails as `StreamFailed`, already classified and recorded against the key.
  */
 
-export interface RoutedSetup {
+/** One planned request, and what its attempts are made with. */
+export interface RoutedRequest {
+  readonly plan: Plan;
+  readonly keys: KeySet;
   readonly models: ModelSource;
   /** What else the request asks of the provider (`user`, `parallelToolCalls`, `logprobs`). */
   readonly extras: RequestExtras;
@@ -27,14 +29,15 @@ export interface RoutedSetup {
   readonly maxResponseBytes: number;
 }
 
-export interface RoutedStreamResult extends LanguageModelV4StreamResult {
+export interface RoutedStreamResult extends Omit<LanguageModelV4StreamResult, 'stream'> {
+  readonly stream: ReadableStream<RoutedPart>;
   /** The model and key that answered. */
   readonly candidate: Candidate;
 }
 
-export type RoutedGenerateResult = LanguageModelV4GenerateResult & Collected & { readonly candidate: Candidate };
+export type RoutedGenerateResult = Omit<LanguageModelV4GenerateResult, 'content'> & Collected & { readonly candidate: Candidate };
 
-export interface RoutedModel extends LanguageModelV4 {
+export interface RoutedModel extends Omit<LanguageModelV4, 'doStream' | 'doGenerate'> {
   doStream(options: LanguageModelV4CallOptions): Promise<RoutedStreamResult>;
   doGenerate(options: LanguageModelV4CallOptions): Promise<RoutedGenerateResult>;
 }
@@ -49,44 +52,44 @@ export class StreamFailed extends Error {
   }
 }
 
-/** The finish part with the usage the upstream really reported (see `reportedUsage`). */
-function normalised(part: LanguageModelV4StreamPart): LanguageModelV4StreamPart {
-  if (part.type === 'error') throw part.error;
-  if (part.type !== 'finish') return part;
-  assertFinished(part.finishReason);
-  return { ...part, usage: reportedUsage(part.usage) };
-}
-
 /**
  * The answer's parts, read from the upstream only when the caller pulls: the
  * idle timer runs only while a read waits on the upstream, so the time a slow
  * caller takes is never counted as upstream silence.
  */
-export function routedStream(routed: Routed<OpenedStream>): ReadableStream<LanguageModelV4StreamPart> {
-  const { reader, head } = routed.value;
+export function routedStream(routed: Routed<OpenedStream>): ReadableStream<RoutedPart> {
+  const { reader, normaliser, head } = routed.value;
   let next = 0;
-  let finished = false;
-  const take = (part: LanguageModelV4StreamPart): LanguageModelV4StreamPart => {
-    const out = normalised(part);
-    if (out.type === 'finish') finished = true;
-    return out;
+  let controller!: ReadableStreamDefaultController<RoutedPart>;
+  let enqueued = false;
+  // Made once per stream, not per part: the hot path allocates nothing of its own.
+  const enqueue = (part: RoutedPart): void => {
+    controller.enqueue(part);
+    enqueued = true;
   };
-  return new ReadableStream<LanguageModelV4StreamPart>(
+  return new ReadableStream<RoutedPart>(
     {
-      async pull(controller) {
+      start(streamController) {
+        controller = streamController;
+      },
+      async pull() {
         try {
           if (next < head.length) {
-            controller.enqueue(take(head[next++] as LanguageModelV4StreamPart));
+            controller.enqueue(head[next++] as RoutedPart);
             return;
           }
-          const { done, value } = await routed.attempt.read(reader);
-          if (!done) {
-            controller.enqueue(take(value));
-            return;
+          enqueued = false;
+          // An upstream part may make no routed part (a tool result, a ping): read on until one comes.
+          while (!enqueued) {
+            const { done, value } = await routed.attempt.read(reader);
+            if (done) {
+              normaliser.end();
+              await routed.finish();
+              controller.close();
+              return;
+            }
+            normaliser.take(value, enqueue);
           }
-          if (!finished) throw new Error('the upstream stream ended without a finish reason');
-          await routed.finish();
-          controller.close();
         } catch (error) {
           const failure = await routed.finish(error);
           reader.cancel().catch(() => {});
@@ -105,27 +108,35 @@ export function routedStream(routed: Routed<OpenedStream>): ReadableStream<Langu
 
 const neverAborted = new AbortController().signal;
 
-function upstreamCall(options: LanguageModelV4CallOptions, setup: RoutedSetup): UpstreamCall {
+function upstreamCall(options: LanguageModelV4CallOptions, request: RoutedRequest): UpstreamCall {
   const { abortSignal: _signal, ...rest } = options;
-  return { options: rest, models: setup.models, extras: setup.extras };
+  return { options: rest, models: request.models, extras: request.extras };
 }
 
-export function routedModel(router: Pick<Router, 'run'>, plan: Plan, keys: KeySet, setup: RoutedSetup): RoutedModel {
+export function routedModel(router: Pick<Router, 'run'>, request: RoutedRequest): RoutedModel {
+  const { plan, keys, attempts } = request;
   return {
     specificationVersion: 'v4',
     provider: 'freeway',
     modelId: plan.target,
     supportedUrls: {},
     async doStream(options) {
-      const call = upstreamCall(options, setup);
-      const signal = options.abortSignal ?? neverAborted;
-      const routed = await router.run(plan, keys, (candidate, attempt) => openStream(call, candidate, attempt), signal, setup.attempts, options.maxOutputTokens);
+      const call = upstreamCall(options, request);
+      const callerSignal = options.abortSignal ?? neverAborted;
+      const routed = await router.run({ plan, keys, attempt: (candidate, attempt) => openStream(call, candidate, attempt), callerSignal, attempts, budget: options.maxOutputTokens });
       return { stream: routedStream(routed), candidate: routed.candidate };
     },
     async doGenerate(options) {
-      const call = upstreamCall(options, setup);
-      const signal = options.abortSignal ?? neverAborted;
-      const routed = await router.run(plan, keys, (candidate, attempt) => collect(call, candidate, attempt, setup.maxResponseBytes), signal, setup.attempts, options.maxOutputTokens);
+      const call = upstreamCall(options, request);
+      const callerSignal = options.abortSignal ?? neverAborted;
+      const routed = await router.run({
+        plan,
+        keys,
+        attempt: (candidate, attempt) => collect(call, candidate, attempt, request.maxResponseBytes),
+        callerSignal,
+        attempts,
+        budget: options.maxOutputTokens,
+      });
       await routed.finish();
       return { ...routed.value, warnings: [], candidate: routed.candidate };
     },

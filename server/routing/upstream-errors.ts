@@ -1,22 +1,18 @@
 import { APICallError, InvalidPromptError, UnsupportedFunctionalityError } from '@ai-sdk/provider';
-import type { ErrorRule } from '../../providers/types.ts';
+import type { ErrorRule, UpstreamErrorKind } from '../../providers/types.ts';
 import { matchingRule } from '../../providers/error-rules.ts';
 import type { Redactor, RequestKeys } from '../core/redact.ts';
 import { detachedString } from '../core/detached-string.ts';
 
-/** Why an attempt at one provider did not produce an answer. */
+/**
+ * Why an attempt at one provider did not produce an answer: what a plugin's error
+ * rules can say of an upstream answer (`UpstreamErrorKind`), and what only Freeway sees.
+ */
 export type FailureKind =
-  | 'rate_limited' // 429 or a quota error: the key is out of its free tier for now
-  | 'invalid_key' // 401/403
-  | 'no_credit' // 402 or a documented "credit exhausted": the key has no credit left
-  | 'server' // 5xx and other upstream faults
+  | UpstreamErrorKind
   | 'bad_response' // the upstream answered something that is not its API
   | 'timeout'
   | 'connection'
-  | 'model_unavailable' // the provider does not serve this model (any more)
-  | 'context_too_long' // the request does not fit this model's context window
-  | 'output_budget' // the request's output budget is above what this model takes (`maxOutputTokens` when stated)
-  | 'request' // the request itself is wrong; another provider would refuse it too
   | 'deadline' // REQUEST_TIMEOUT_MS or STREAM_MAX_DURATION_MS ran out while the upstream was still answering
   | 'unsupported' // this provider's mapping cannot express the request; another provider may
   | 'internal' // a bug of ours, raised before anything was sent upstream
@@ -125,7 +121,7 @@ const quota = /quota|rate.?limit|resource.?exhausted|too many requests/i;
 const retryInText = /(?:retry|try again) (?:in|after) (\d+(?:\.\d+)?)\s*(ms|s|sec|seconds?|m|min|minutes?)?\b|"retryDelay":\s*"(\d+(?:\.\d+)?)s"/i;
 
 /** A reason fit to keep in a health record for an hour: one line, at most MAX_REASON_LENGTH characters, holding nothing of the body it came from. */
-function cut(text: string): string {
+function shortReason(text: string): string {
   const flat = text.replace(/\s+/g, ' ').trim();
   return detachedString(flat.length > MAX_REASON_LENGTH ? `${flat.slice(0, MAX_REASON_LENGTH - 1)}…` : flat);
 }
@@ -184,42 +180,53 @@ function isAbort(error: unknown): error is Error {
   return error instanceof Error && (error.name === 'AbortError' || error.name === 'TimeoutError');
 }
 
-/**
- * Any error an AI SDK model call can throw -> what happened, for routing,
- * health and the caller's message. `signalReason` is the attempt signal's
- * abort reason, which tells a Freeway timeout from the caller going away.
- */
-export function classifyFailure(
-  error: unknown,
-  redact: Redactor,
-  keys: RequestKeys,
-  signalReason?: unknown,
-  rules: readonly ErrorRule[] = [],
-  now: number = Date.now(),
-): Failure {
-  const failure = (kind: FailureKind, label: number | string, reason: string, status?: number, retryAfterMs?: number, maxOutputTokens?: number): Failure => {
-    const made: Failure = { kind, status, label, reason: cut(redact(reason, keys)), retryAfterMs };
+/** What a failure is read with besides the error itself. */
+export interface ClassifyOptions {
+  /** Redacts the request's keys from the reason. */
+  readonly redact: Redactor;
+  readonly keys: RequestKeys;
+  /** The attempt signal's abort reason, which tells a Freeway timeout from the caller going away. */
+  readonly signalReason?: unknown;
+  /** The provider's documented error answers, tried before the generic reading. */
+  readonly rules?: readonly ErrorRule[];
+  readonly now?: number;
+}
+
+/** A failure with the reason redacted and cut to one short line. */
+interface FailureFields {
+  readonly kind: FailureKind;
+  readonly label: number | string;
+  readonly reason: string;
+  readonly status?: number;
+  readonly retryAfterMs?: number;
+  readonly maxOutputTokens?: number;
+}
+
+/** Any error an AI SDK model call can throw -> what happened, for routing, health and the caller's message. */
+export function classifyFailure(error: unknown, { redact, keys, signalReason, rules = [], now = Date.now() }: ClassifyOptions): Failure {
+  const failure = ({ kind, label, reason, status, retryAfterMs, maxOutputTokens }: FailureFields): Failure => {
+    const made: Failure = { kind, status, label, reason: shortReason(redact(reason, keys)), retryAfterMs };
     return maxOutputTokens === undefined ? made : { ...made, maxOutputTokens };
   };
-  if (signalReason instanceof DeadlineExceeded) return failure('deadline', signalReason.label, signalReason.message);
-  if (signalReason instanceof AttemptTimeout) return failure('timeout', 'timeout', 'timeout');
-  if (signalReason !== undefined || isAbort(error)) return failure('aborted', 'aborted', 'aborted');
+  if (signalReason instanceof DeadlineExceeded) return failure({ kind: 'deadline', label: signalReason.label, reason: signalReason.message });
+  if (signalReason instanceof AttemptTimeout) return failure({ kind: 'timeout', label: 'timeout', reason: 'timeout' });
+  if (signalReason !== undefined || isAbort(error)) return failure({ kind: 'aborted', label: 'aborted', reason: 'aborted' });
   if (error instanceof BeforeRequest) {
     // Nothing reached the provider: whatever went wrong says nothing about its key.
     const inner = error.error;
     const message = inner instanceof Error ? inner.message : String(inner);
     if (UnsupportedFunctionalityError.isInstance(inner) || InvalidPromptError.isInstance(inner)) {
-      return failure('unsupported', 'unsupported', `cannot take this request: ${message}`);
+      return failure({ kind: 'unsupported', label: 'unsupported', reason: `cannot take this request: ${message}` });
     }
-    return failure('internal', 'internal error', `internal error: ${message}`);
+    return failure({ kind: 'internal', label: 'internal error', reason: `internal error: ${message}` });
   }
   if (APICallError.isInstance(error)) {
     const status = error.statusCode;
-    if (status === undefined) return failure('connection', 'connection', 'connection error');
+    if (status === undefined) return failure({ kind: 'connection', label: 'connection', reason: 'connection error' });
     if (status >= 200 && status < 300) {
       // The AI SDK's "Failed to process successful response": say what was wrong with it.
       const cause = error.cause instanceof Error ? error.cause.message : error.message;
-      return failure('bad_response', AFTER_OK, `${AFTER_OK}: ${cause}`, status);
+      return failure({ kind: 'bad_response', label: AFTER_OK, reason: `${AFTER_OK}: ${cause}`, status });
     }
     const message = error.message || error.responseBody || '';
     const body = error.responseBody ?? '';
@@ -239,23 +246,23 @@ export function classifyFailure(
       maxOutputTokens = rule?.maxOutputTokens?.({ status, headers, body }) ?? statedOutputLimit(body || message) ?? statedOutputLimit(message);
     }
     const text = looksLikeHtml(message) ? 'non-JSON error page' : message;
-    const made = failure(kind, status, `${status} ${text}`, status, retryAfterMs, maxOutputTokens);
+    const made = failure({ kind, label: status, reason: `${status} ${text}`, status, retryAfterMs, maxOutputTokens });
     const classified = kind === 'model_unavailable' && aboutTheRequest.test(`${message} ${body}`) ? { ...made, aboutRequest: true } : made;
     if (status < 400 || status >= 500) return classified;
     const errorType = upstreamErrorType(body);
     return errorType === undefined ? classified : { ...classified, errorType };
   }
   if (error instanceof TypeError && /fetch failed|terminated|socket|ECONN|network/i.test(error.message)) {
-    return failure('connection', 'connection', 'connection error');
+    return failure({ kind: 'connection', label: 'connection', reason: 'connection error' });
   }
   const event = errorEventMessage(error);
   if (event !== undefined) {
     // An error event in an answer that had started with HTTP 200 (`data: {"error": {...}}`).
     const kind = quota.test(event) ? 'rate_limited' : 'server';
-    return failure(kind, `200 then error event`, `error event: ${event}`, undefined, kind === 'rate_limited' ? retryAfterFromText(event) : undefined);
+    return failure({ kind, label: '200 then error event', reason: `error event: ${event}`, retryAfterMs: kind === 'rate_limited' ? retryAfterFromText(event) : undefined });
   }
   const message = error instanceof Error ? error.message : String(error);
-  return failure('bad_response', AFTER_OK, `${AFTER_OK}: ${message}`);
+  return failure({ kind: 'bad_response', label: AFTER_OK, reason: `${AFTER_OK}: ${message}` });
 }
 
 /** The message of an upstream's error event, which the AI SDK passes on as the plain object it parsed. */

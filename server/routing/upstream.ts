@@ -1,11 +1,10 @@
-import type { LanguageModelV4, LanguageModelV4CallOptions, LanguageModelV4Content, LanguageModelV4FinishReason, LanguageModelV4StreamPart, LanguageModelV4Usage } from '@ai-sdk/provider';
+import type { LanguageModelV4, LanguageModelV4CallOptions, LanguageModelV4StreamPart } from '@ai-sdk/provider';
 import type { CatalogModel } from '../../catalog/catalog.ts';
 import { openAICompatibleOptions, tokenLogprobs, type TokenLogprob } from '../../providers/openai-compatible.ts';
 import type { FetchFunction, ModelFactoryOptions, ProviderPlugin, RequestExtras } from '../../providers/types.ts';
-import { noUsage, reportedUsage } from '../../providers/usage.ts';
-import { assertFinished, isFirstOutput } from '../core/parts.ts';
 import type { Attempt, AttemptControl } from './attempt.ts';
 import type { Candidate } from './plan.ts';
+import { isFirstOutput, normaliseAnswer, partNormaliser, type PartNormaliser, type RoutedAnswer, type RoutedContent, type RoutedFinish, type RoutedPart } from './stream-parts.ts';
 import { BeforeRequest, ResponseTooLarge } from './upstream-errors.ts';
 
 /** Everything an attempt needs except the abort signal, built once per request by a client API's mapping. */
@@ -13,10 +12,13 @@ export type CallOptions = Omit<LanguageModelV4CallOptions, 'abortSignal'>;
 
 export type PartReader = ReadableStreamDefaultReader<LanguageModelV4StreamPart>;
 
-/** An upstream stream that has produced its first output; `head` holds the parts read so far. */
+/** An upstream stream that has produced its first output. */
 export interface OpenedStream {
+  /** The upstream's own parts, read on through `normaliser`. */
   readonly reader: PartReader;
-  readonly head: readonly LanguageModelV4StreamPart[];
+  readonly normaliser: PartNormaliser;
+  /** The routed parts made so far, up to the first output. */
+  readonly head: readonly RoutedPart[];
 }
 
 /** The AI SDK model behind a catalog model; built once, on first use, and shared by every request. */
@@ -131,43 +133,43 @@ function callOptions(call: UpstreamCall, candidate: Candidate, control: AttemptC
  * so a provider that fails or stays silent is still invisible to the caller.
  * Calls stream upstream, also for non-streaming callers (except to providers
  * whose streams carry no usage, see `collect`): that way time to first token
- * and stream silence bound every attempt alike.
+ * and stream silence bound every attempt alike. The parts are normalised as they
+ * are read (`partNormaliser`): an error part or a cut stream fails the attempt here.
  */
 export async function openStream(call: UpstreamCall, candidate: Candidate, control: Attempt): Promise<OpenedStream> {
   const { stream, response } = await beginCall(control, async () => (await call.models(candidate.model)).doStream(callOptions(call, candidate, control)));
   if (response?.headers) control.responseHeaders(response.headers);
   const reader = stream.getReader();
-  const head: LanguageModelV4StreamPart[] = [];
+  const normaliser = partNormaliser();
+  const head: RoutedPart[] = [];
+  let started = false;
+  const keep = (part: RoutedPart): void => {
+    head.push(part);
+    if (!started && isFirstOutput(part)) started = true;
+  };
   try {
-    for (;;) {
+    while (!started) {
       const { done, value } = await control.read(reader);
       if (done) throw new Error('the upstream stream ended without any output');
-      if (value.type === 'error') throw value.error;
-      if (value.type === 'finish') assertFinished(value.finishReason);
-      head.push(value);
-      if (isFirstOutput(value)) {
-        control.firstOutput();
-        return { reader, head };
-      }
+      normaliser.take(value, keep);
     }
+    control.firstOutput();
+    return { reader, normaliser, head };
   } catch (error) {
     reader.cancel().catch(() => {});
     throw error;
   }
 }
 
-export interface Collected {
-  readonly content: LanguageModelV4Content[];
-  readonly finishReason: LanguageModelV4FinishReason;
-  readonly usage: LanguageModelV4Usage;
-  /** OpenAI-format token log probabilities, when the caller asked and the upstream sent them. */
+/** A whole answer as a client API is handed it, with OpenAI-format token log probabilities when the caller asked and the upstream sent them. */
+export interface Collected extends RoutedAnswer {
   readonly logprobs?: TokenLogprob[];
 }
 
 /**
- * Reads a whole stream into one result, for callers that did not ask to stream.
- * Usage is what the upstream reported. More than `maxBytes` of answer (UTF-8
- * text, reasoning and tool-call arguments) fails the attempt as a bad upstream response.
+ * Reads a whole stream into one answer, for callers that did not ask to stream.
+ * More than `maxBytes` of answer (UTF-8 text, reasoning and tool-call arguments)
+ * fails the attempt as a bad upstream response.
  */
 export async function collectStream(opened: OpenedStream, control: Attempt, maxBytes: number): Promise<Collected> {
   let bytes = 0;
@@ -177,11 +179,10 @@ export async function collectStream(opened: OpenedStream, control: Attempt, maxB
   };
   let text = '';
   let reasoning = '';
-  const toolCalls: LanguageModelV4Content[] = [];
-  let finishReason: LanguageModelV4FinishReason | undefined;
-  let usage = noUsage;
+  const toolCalls: RoutedContent[] = [];
+  let finish: RoutedFinish | undefined;
   let logprobs: TokenLogprob[] | undefined;
-  const take = (part: LanguageModelV4StreamPart): void => {
+  const take = (part: RoutedPart): void => {
     switch (part.type) {
       case 'raw': {
         const tokens = tokenLogprobs(part.rawValue);
@@ -197,19 +198,17 @@ export async function collectStream(opened: OpenedStream, control: Attempt, maxB
         reasoning += part.delta;
         break;
       case 'tool-input-delta':
-        // The AI SDK gathers these into the tool call: they take memory before it arrives.
+        // The normaliser gathers these into the call's end: they take memory before it arrives.
         grow(part.delta);
         break;
-      case 'tool-call':
-        toolCalls.push(part);
+      case 'tool-input-end': {
+        const call: RoutedContent = { type: 'tool-call', toolCallId: part.id, toolName: part.toolName, input: part.input };
+        toolCalls.push(part.providerMetadata ? { ...call, providerMetadata: part.providerMetadata } : call);
         break;
+      }
       case 'finish':
-        assertFinished(part.finishReason);
-        finishReason = part.finishReason;
-        usage = reportedUsage(part.usage);
+        finish = part;
         break;
-      case 'error':
-        throw part.error;
     }
   };
   try {
@@ -217,14 +216,15 @@ export async function collectStream(opened: OpenedStream, control: Attempt, maxB
     for (;;) {
       const { done, value } = await control.read(opened.reader);
       if (done) break;
-      take(value);
+      opened.normaliser.take(value, take);
     }
+    opened.normaliser.end();
   } catch (error) {
     opened.reader.cancel().catch(() => {});
     throw error;
   }
-  if (!finishReason) throw new Error('the upstream stream ended without a finish reason');
-  const content: LanguageModelV4Content[] = [];
+  const { finishReason, usage } = finish as RoutedFinish;
+  const content: RoutedContent[] = [];
   if (reasoning !== '') content.push({ type: 'reasoning', text: reasoning });
   if (text !== '') content.push({ type: 'text', text });
   content.push(...toolCalls);
@@ -238,13 +238,12 @@ export async function collectStream(opened: OpenedStream, control: Attempt, maxB
  * token to wait for: the request's deadline bounds the attempt.
  */
 export async function generate(call: UpstreamCall, candidate: Candidate, control: AttemptControl): Promise<Collected> {
-  control.whole();
+  control.awaitWholeAnswer();
   const result = await beginCall(control, async () => (await call.models(candidate.model)).doGenerate(callOptions(call, candidate, control)));
   if (result.response?.headers) control.responseHeaders(result.response.headers);
-  assertFinished(result.finishReason);
-  const collected = { content: result.content, finishReason: result.finishReason, usage: reportedUsage(result.usage) };
+  const answer = normaliseAnswer(result);
   const logprobs = wantsLogprobs(call, candidate.model.provider) ? tokenLogprobs(result.response?.body) : undefined;
-  return logprobs ? { ...collected, logprobs } : collected;
+  return logprobs ? { ...answer, logprobs } : answer;
 }
 
 /** The whole answer of one attempt, for a caller that did not ask to stream. */

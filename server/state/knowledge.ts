@@ -99,11 +99,11 @@ export function withKnowledgeFallback(shared: KnowledgeStore, local: KnowledgeSt
       }
     };
   return {
-    get: guarded((store, ids: readonly string[]) => store.get(ids)),
-    set: guarded((store, id: string, value: string, ttlMs: number) => store.set(id, value, ttlMs)),
-    claim: guarded((store, id: string, ttlMs: number) => store.claim(id, ttlMs)),
-    fields: guarded((store, ids: readonly string[]) => store.fields(ids)),
-    setField: guarded((store, id: string, field: string, value: string, ttlMs: number) => store.setField(id, field, value, ttlMs)),
+    get: guarded((store, ...args: Parameters<KnowledgeStore['get']>) => store.get(...args)),
+    set: guarded((store, ...args: Parameters<KnowledgeStore['set']>) => store.set(...args)),
+    claim: guarded((store, ...args: Parameters<KnowledgeStore['claim']>) => store.claim(...args)),
+    fields: guarded((store, ...args: Parameters<KnowledgeStore['fields']>) => store.fields(...args)),
+    setField: guarded((store, ...args: Parameters<KnowledgeStore['setField']>) => store.setField(...args)),
     async close() {
       await shared.close();
       await local.close();

@@ -13,6 +13,7 @@ import type { LanguageModelV4StreamPart } from '@ai-sdk/provider';
 import { expect } from 'chai';
 import { chatStream } from '../../server/api/chat/stream.ts';
 import type { WholeAnswer } from '../../server/api/encoding.ts';
+import type { RoutedFinish } from '../../server/routing/index.ts';
 import { messagesStream } from '../../server/api/messages/stream.ts';
 import { responsesStream } from '../../server/api/responses/stream.ts';
 import { parseResponsesRequest } from '../../server/api/responses/validate.ts';
@@ -76,7 +77,7 @@ describe('golden encoders: recorded AI SDK parts in, each API’s events out', f
   });
 
   describe('outside the golden files: Freeway’s own ids and clock', function () {
-    const finish: LanguageModelV4StreamPart = {
+    const finish: RoutedFinish = {
       type: 'finish',
       finishReason: { unified: 'stop', raw: 'stop' },
       usage: { inputTokens: { total: 1, noCache: 1, cacheRead: undefined, cacheWrite: undefined }, outputTokens: { total: 1, text: 1, reasoning: undefined } },
@@ -98,8 +99,7 @@ describe('golden encoders: recorded AI SDK parts in, each API’s events out', f
       const id = (encoder: typeof a): string => (responseEvents(encoder.start())[0] as { response: { id: string } }).response.id;
       expect(id(a)).to.match(/^resp_[0-9a-f]{32}$/);
       expect(id(a)).to.not.equal(id(b));
-      a.part(finish);
-      expect(a.end()).to.include('response.completed');
+      expect(a.end(finish)).to.include('response.completed');
     });
 
     it('messages: a random msg_ id of 24 hex digits per stream', function () {

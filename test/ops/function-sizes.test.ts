@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describeSize, functionSizes, isTooLarge, MAX_OWN_LINES, MAX_TOTAL_LINES, type FunctionSize } from '../../scripts/function-sizes.ts';
+import { describeParameters, describeSize, functionSizes, hasTooManyParameters, isTooLarge, MAX_OWN_LINES, MAX_PARAMETERS, MAX_TOTAL_LINES, type FunctionSize } from '../../scripts/function-sizes.ts';
 
 describe(`function sizes: no function in server/ has more than ${MAX_OWN_LINES} lines of its own or ${MAX_TOTAL_LINES} in all`, function () {
   // The compiler (tsgo) starts and parses the project once: a few seconds.
@@ -19,6 +19,10 @@ describe(`function sizes: no function in server/ has more than ${MAX_OWN_LINES} 
 
   it('none is too large (file:line and function named)', () => {
     expect(sizes.filter(isTooLarge).map(describeSize)).to.deep.equal([]);
+  });
+
+  it(`none takes more than ${MAX_PARAMETERS} positional parameters: more go in an options object`, () => {
+    expect(sizes.filter(hasTooManyParameters).map(describeParameters)).to.deep.equal([]);
   });
 });
 
@@ -59,8 +63,8 @@ describe('function sizes: how a function is measured', function () {
   const find = (name: string): FunctionSize | undefined => sizes.find((size) => size.name === name);
 
   it('counts a function\'s whole span in all, and for its own the lines not wholly inside a nested function', () => {
-    expect(find('outer')).to.deep.equal({ file: 'server/sample.ts', line: 2, name: 'outer', own: 7, total: 8 });
-    expect(find('double')).to.deep.equal({ file: 'server/sample.ts', line: 3, name: 'double', own: 3, total: 3 });
+    expect(find('outer')).to.deep.equal({ file: 'server/sample.ts', line: 2, name: 'outer', own: 7, total: 8, parameters: 1 });
+    expect(find('double')).to.deep.equal({ file: 'server/sample.ts', line: 3, name: 'double', own: 3, total: 3, parameters: 1 });
   });
 
   it('names arrows by what holds them, and finds methods, constructors and callbacks', () => {
@@ -70,8 +74,17 @@ describe('function sizes: how a function is measured', function () {
     expect(sizes).to.have.length(5);
   });
 
+  it('counts parameters, an options object and a rest parameter as one each', () => {
+    expect(find('constructor')).to.include({ parameters: 1 });
+    expect(find('open')).to.include({ parameters: 0 });
+    const wide: FunctionSize = { file: 'server/x.ts', line: 3, name: 'call', own: 5, total: 5, parameters: 5 };
+    expect(hasTooManyParameters(wide)).to.equal(true);
+    expect(hasTooManyParameters({ ...wide, parameters: 4 })).to.equal(false);
+    expect(describeParameters(wide)).to.equal('server/x.ts:3 call: 5 positional parameters');
+  });
+
   it('reports file:line, the function and both counts', () => {
-    const large: FunctionSize = { file: 'server/x.ts', line: 12, name: 'route', own: 81, total: 90 };
+    const large: FunctionSize = { file: 'server/x.ts', line: 12, name: 'route', own: 81, total: 90, parameters: 2 };
     expect(isTooLarge(large)).to.equal(true);
     expect(isTooLarge({ ...large, own: 80, total: 150 })).to.equal(false);
     expect(isTooLarge({ ...large, own: 10, total: 151 })).to.equal(true);

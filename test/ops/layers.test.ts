@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { repoRoot } from '../support/process.ts';
 
@@ -49,8 +50,8 @@ const withoutComments = (text: string): string =>
 const importPattern = /\bfrom\s*['"]([^'"\n]+)['"]|^\s*import\s*['"]([^'"\n]+)['"]|\bimport\s*\(\s*['"]([^'"\n]+)['"]\s*\)/gm;
 
 /** Every static, dynamic and re-exporting import of a file. */
-function importsOf(file: string): Import[] {
-  const text = withoutComments(readFileSync(join(repoRoot, file), 'utf8'));
+function importsOf(file: string, root: string = repoRoot): Import[] {
+  const text = withoutComments(readFileSync(join(root, file), 'utf8'));
   return Array.from(text.matchAll(importPattern), (match) => {
     const specifier = (match[1] ?? match[2] ?? match[3]) as string;
     return {
@@ -76,7 +77,48 @@ function backReference(found: Import): string | undefined {
 }
 
 const backReferences = (files: readonly string[]): string[] =>
-  files.flatMap(importsOf).flatMap((found) => backReference(found) ?? []);
+  files.flatMap((file) => importsOf(file)).flatMap((found) => backReference(found) ?? []);
+
+/** A file's relative imports as files of the repository (`./x.ts`, or `./x/index.ts` for a folder). */
+function importedFiles(file: string, known: ReadonlySet<string>, root: string): string[] {
+  return importsOf(file, root).flatMap((found) => {
+    if (found.target === undefined) return [];
+    for (const candidate of [found.target, `${found.target}/index.ts`]) if (known.has(candidate)) return [candidate];
+    return [];
+  });
+}
+
+/** Every import cycle among `files` (type-only imports included), each as the files around it, from its smallest name. */
+function importCycles(files: readonly string[], root: string = repoRoot): string[][] {
+  const known = new Set(files);
+  const graph = new Map(files.map((file) => [file, importedFiles(file, known, root)]));
+  const cycles = new Map<string, string[]>();
+  const state = new Map<string, 'visiting' | 'done'>();
+  const path: string[] = [];
+  const visit = (file: string): void => {
+    state.set(file, 'visiting');
+    path.push(file);
+    for (const next of graph.get(file) ?? []) {
+      if (state.get(next) === 'visiting') {
+        const cycle = path.slice(path.indexOf(next));
+        const start = cycle.indexOf([...cycle].sort()[0] as string);
+        const rotated = [...cycle.slice(start), ...cycle.slice(0, start)];
+        cycles.set(rotated.join(' -> '), rotated);
+      } else if (!state.has(next)) visit(next);
+    }
+    path.pop();
+    state.set(file, 'done');
+  };
+  for (const file of files) if (!state.has(file)) visit(file);
+  return [...cycles.values()];
+}
+
+/** An import from above the routing layer that reaches past its front door, server/routing/index.ts. */
+function pastFrontDoor(found: Import): string | undefined {
+  if (!found.target?.startsWith('server/routing/') || found.from.startsWith('server/routing/')) return undefined;
+  if (found.target === 'server/routing/index.ts' || found.target === 'server/routing') return undefined;
+  return `${found.from}:${found.line} imports '${found.specifier}': import routing through server/routing/index.ts`;
+}
 
 describe('layers: imports point one way (core < state < models < routing < http < api < composition root)', () => {
   const server = sourceFiles('server');
@@ -96,6 +138,30 @@ describe('layers: imports point one way (core < state < models < routing < http 
 
   it('no provider plugin and no catalog module imports from server/', () => {
     expect(backReferences(plugins)).to.deep.equal([]);
+  });
+
+  it('no import cycle among the modules of server/, catalog/ and providers/, type-only imports included', () => {
+    const cycles = importCycles([...server, ...plugins]).map((cycle) => [...cycle, cycle[0]].join(' -> '));
+    expect(cycles).to.deep.equal([]);
+  });
+
+  it('finds a cycle, through a type-only import too, and names its files', () => {
+    const root = mkdtempSync(join(tmpdir(), 'freeway-cycles-'));
+    try {
+      mkdirSync(join(root, 'server'));
+      writeFileSync(join(root, 'server/a.ts'), "import type { B } from './b.ts';\nexport type A = B;\n");
+      writeFileSync(join(root, 'server/b.ts'), "import { c } from './c.ts';\nexport type B = string;\nexport const b = c;\n");
+      writeFileSync(join(root, 'server/c.ts'), "import type { A } from './a.ts';\nexport const c: A | undefined = undefined;\n");
+      const files = ['server/a.ts', 'server/b.ts', 'server/c.ts'];
+      expect(importCycles(files, root)).to.deep.equal([['server/a.ts', 'server/b.ts', 'server/c.ts']]);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  it('above routing (http/, api/, the composition root), routing is imported through its front door, server/routing/index.ts', () => {
+    const outside = server.filter((file) => !file.startsWith('server/routing/'));
+    expect(outside.flatMap((file) => importsOf(file)).flatMap((found) => pastFrontDoor(found) ?? [])).to.deep.equal([]);
   });
 
   it('names the file, the line and the import of a back-reference', () => {

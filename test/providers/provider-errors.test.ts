@@ -16,6 +16,7 @@ import { startFreeway, type RunningFreeway } from '../support/freeway.ts';
 import { getHealth, hello, postChat } from '../support/http.ts';
 import { headerFor, keyHeaders } from '../support/keys.ts';
 import { providerFixtures, providerPlugins } from '../support/plugins.ts';
+import { errorCode, matchingRule } from '../../providers/error-rules.ts';
 import { geminiSSE, openAIText, startUpstream, type FakeUpstream, type SeenRequest } from '../support/upstream.ts';
 
 const plugins = await providerPlugins();
@@ -115,7 +116,7 @@ describe('provider error tables: each documented error answer through Freeway', 
             responseHeaders: { ...row.headers },
             responseBody: bodyText(row),
           });
-          const failure = classifyFailure(error, redact, [], undefined, plugin.errorRules, FIXTURE_NOW);
+          const failure = classifyFailure(error, { redact, keys: [], rules: plugin.errorRules, now: FIXTURE_NOW });
           expect(failure.kind, 'classified kind').to.equal(row.kind);
           // Without a time from the provider, health's default of 60 s applies; no wait is longer than its cap.
           const skipMs = Math.min(failure.retryAfterMs ?? 60_000, HEALTH_TIMINGS.maxSkipMs);
@@ -231,5 +232,30 @@ describe('failing over on documented key errors', () => {
 
   it("cloudflare's used-up daily allocation keeps the key out until 00:00 UTC", async () => {
     await failOver('cloudflare', 'nvidia', 'daily free allocation used up: out until 00:00 UTC');
+  });
+});
+
+describe('error rules that match a documented error code', () => {
+  it('read the code where providers put it: error.code, a top-level code, or the first of errors', () => {
+    expect(errorCode(JSON.stringify({ error: { message: 'x', code: 'rate_limit_exceeded' } }))).to.equal('rate_limit_exceeded');
+    expect(errorCode(JSON.stringify({ error: { message: 'x', code: 1302 } }))).to.equal('1302');
+    expect(errorCode(JSON.stringify({ code: 1113, message: 'Insufficient balance' }))).to.equal('1113');
+    expect(errorCode(JSON.stringify({ errors: [{ message: 'AiError', code: 3036 }], success: false }))).to.equal('3036');
+    expect(errorCode('{"error": "plain text"}')).to.equal(undefined);
+    expect(errorCode('rate limited')).to.equal(undefined);
+    expect(errorCode('{not json')).to.equal(undefined);
+  });
+
+  it('match a number and its text alike, need the status too, and with a body pattern both', () => {
+    const rules = [
+      { name: 'concurrency', status: 429, code: 1302, kind: 'rate_limited' as const },
+      { name: 'daily cap with its words', status: 429, code: '1304', body: /daily/, kind: 'rate_limited' as const },
+      { name: 'anything else', status: 429, kind: 'server' as const },
+    ];
+    expect(matchingRule(rules, 429, '{"error": {"code": "1302", "message": "High concurrency"}}')?.name).to.equal('concurrency');
+    expect(matchingRule(rules, 400, '{"error": {"code": 1302}}')).to.equal(undefined);
+    expect(matchingRule(rules, 429, '{"error": {"code": 1304, "message": "daily limit reached"}}')?.name).to.equal('daily cap with its words');
+    expect(matchingRule(rules, 429, '{"error": {"code": 1304, "message": "over the limit"}}')?.name).to.equal('anything else');
+    expect(matchingRule(rules, 429, 'a body that mentions "code": 1302 in its text')?.name).to.equal('anything else');
   });
 });

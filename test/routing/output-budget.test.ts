@@ -192,7 +192,7 @@ describe('reading a refused output budget (generic classification)', function ()
     it(`${message.slice(0, 60)}... -> output_budget${limit === undefined ? ' without a maximum' : `, maximum ${limit}`}`, function () {
       const body = JSON.stringify({ error: { message, type: 'invalid_request_error' } });
       const error = new APICallError({ message, url: 'https://upstream.example/v1/chat/completions', requestBodyValues: {}, statusCode: 400, responseBody: body });
-      const failure = classifyFailure(error, redact, []);
+      const failure = classifyFailure(error, { redact, keys: [] });
       expect(failure.kind).to.equal('output_budget');
       expect(failure.maxOutputTokens).to.equal(limit);
     });
@@ -201,6 +201,6 @@ describe('reading a refused output budget (generic classification)', function ()
   it('a context-length 400 stays a context-length 400', function () {
     const message = "This model's maximum context length is 8192 tokens. However, you requested 9000 tokens (1000 in the messages, 8000 in the completion).";
     const error = new APICallError({ message, url: 'https://upstream.example/v1/chat/completions', requestBodyValues: {}, statusCode: 400, responseBody: message });
-    expect(classifyFailure(error, redact, []).kind).to.equal('context_too_long');
+    expect(classifyFailure(error, { redact, keys: [] }).kind).to.equal('context_too_long');
   });
 });

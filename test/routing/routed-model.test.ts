@@ -5,10 +5,11 @@ import type { HealthStore } from '../../server/state/health.ts';
 import { createKeyHasher } from '../../server/state/key-hash.ts';
 import { createMemoryHealthStore } from '../../server/routing/health.ts';
 import { createLatencyTracker } from '../../server/routing/latency.ts';
-import { StreamFailed, type RoutedModel } from '../../server/routing/routed-model.ts';
+import { routedModel, StreamFailed, type RoutedModel } from '../../server/routing/routed-model.ts';
 import { cachedModels } from '../../server/routing/upstream.ts';
 import type { FetchFunction, ModelFactoryOptions } from '../../providers/types.ts';
-import { createRouter, type AttemptLog } from '../../server/routing/router.ts';
+import type { AttemptLog } from '../../server/routing/attempt.ts';
+import { createRouter } from '../../server/routing/router.ts';
 import { testCatalog } from '../support/freeway.ts';
 
 /**
@@ -88,7 +89,7 @@ async function routed(byProvider: Record<string, Behaviour>): Promise<Setup> {
   const plan = await router.plan(auto, keys, []);
   const attempts: AttemptLog[] = [];
   const models = cachedModels(new Map(), sent as FetchFunction, 1_000_000, (entry: CatalogModel, options) => fakeModel(byProvider[entry.provider.id] ?? serverError, options.fetch as FetchFunction));
-  return { model: router.model(plan, keys, { models, extras: {}, attempts, maxResponseBytes: 1_000_000 }), attempts, health };
+  return { model: routedModel(router, { plan, keys, models, extras: {}, attempts, maxResponseBytes: 1_000_000 }), attempts, health };
 }
 
 const call = (): LanguageModelV4CallOptions => ({ prompt: [{ role: 'user', content: [{ type: 'text', text: 'hello' }] }], abortSignal: new AbortController().signal });

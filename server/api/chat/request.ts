@@ -9,10 +9,10 @@ import type {
 } from '@ai-sdk/provider';
 import type { Capability, RequestExtras } from '../../../providers/types.ts';
 import { imageURLToFilePart } from '../image-url.ts';
-import type { CallOptions } from '../../routing/upstream.ts';
 import type { ChatMessage, ChatRequest, FilePart, ImagePart, TextPart, ToolChoice } from './types.ts';
 import { parseToolArguments } from '../tool-arguments.ts';
 import { fail } from '../validation.ts';
+import type { CallOptions } from '../../routing/index.ts';
 
 function joinText(content: string | readonly TextPart[] | null | undefined): string {
   if (content == null) return '';

@@ -77,9 +77,7 @@ export function toChatCompletion(result: WholeAnswer, model: string, legacy = fa
   for (const part of result.content) {
     if (part.type === 'text') text += part.text;
     else if (part.type === 'reasoning') reasoning += part.text;
-    else if (part.type === 'tool-call' && !part.providerExecuted) {
-      toolCalls.push({ id: part.toolCallId, type: 'function', function: { name: part.toolName, arguments: part.input } });
-    }
+    else toolCalls.push({ id: part.toolCallId, type: 'function', function: { name: part.toolName, arguments: part.input } });
   }
   const message: ChatCompletion['choices'][number]['message'] = {
     role: 'assistant',

@@ -1,6 +1,5 @@
-import type { LanguageModelV4StreamPart } from '@ai-sdk/provider';
-import { assertFinished } from '../../core/parts.ts';
 import { errorBody } from '../../core/errors.ts';
+import type { RoutedContentPart, RoutedFinish } from '../../routing/index.ts';
 import type { StreamEncoder } from '../completion.ts';
 import { systemContext, type EncoderContext } from '../encoding.ts';
 import { tokenLogprobs, type TokenLogprob } from '../../../providers/openai-compatible.ts';
@@ -60,14 +59,12 @@ export function createChunkEncoder(id: string, created: number, model: string, l
 /** What a stream has told so far that the last chunks need. */
 export interface StreamState {
   readonly toolIndexes: Map<string, number>;
-  finishReason: FinishReason | undefined;
-  usage: Usage | undefined;
   /** Token log probabilities read from raw chunks, waiting for the content they belong to. */
   logprobs: TokenLogprob[] | undefined;
 }
 
 export function createStreamState(): StreamState {
-  return { toolIndexes: new Map(), finishReason: undefined, usage: undefined, logprobs: undefined };
+  return { toolIndexes: new Map(), logprobs: undefined };
 }
 
 /**
@@ -85,11 +82,8 @@ function contentWithLogprobs(text: string, state: StreamState, encoder: ChunkEnc
   return encoder.contentWithLogprobs(text, logprobs);
 }
 
-/**
- * One AI SDK stream part -> the SSE text to send for it ('' for none).
- * An upstream `error` part is thrown, so the caller handles every failure in one place.
- */
-export function encodePart(part: LanguageModelV4StreamPart, state: StreamState, encoder: ChunkEncoder): string {
+/** One routed stream part -> the SSE text to send for it ('' for none). */
+export function encodePart(part: RoutedContentPart, state: StreamState, encoder: ChunkEncoder): string {
   switch (part.type) {
     case 'text-delta':
       if (part.delta === '') return '';
@@ -108,28 +102,15 @@ export function encodePart(part: LanguageModelV4StreamPart, state: StreamState, 
       const index = state.toolIndexes.get(part.id);
       return index === undefined || part.delta === '' ? '' : encoder.toolCallArguments(index, part.delta);
     }
-    case 'tool-call': {
-      if (part.providerExecuted || state.toolIndexes.has(part.toolCallId)) return '';
-      // Providers that send whole calls (Gemini) get one complete delta.
-      const index = state.toolIndexes.size;
-      state.toolIndexes.set(part.toolCallId, index);
-      return encoder.toolCallStart(index, part.toolCallId, part.toolName, part.input);
-    }
-    case 'finish':
-      assertFinished(part.finishReason);
-      state.finishReason = toFinishReason(part.finishReason);
-      state.usage = toUsage(part.usage);
-      return '';
-    case 'error':
-      throw part.error;
     default:
+      // A call's end says nothing new here: its arguments went out as deltas.
       return '';
   }
 }
 
 /** The finish reason to report: a stream that made tool calls ends with `tool_calls`. */
-export function finalFinishReason(state: StreamState): FinishReason {
-  const reason = state.finishReason ?? 'stop';
+export function finalFinishReason(finish: RoutedFinish, state: StreamState): FinishReason {
+  const reason = toFinishReason(finish.finishReason);
   return reason === 'stop' && state.toolIndexes.size > 0 ? 'tool_calls' : reason;
 }
 
@@ -141,12 +122,12 @@ export function chatStream(request: ChatRequest, context: EncoderContext = syste
   return {
     start: () => encoder.role(),
     part: (part) => encodePart(part, state, encoder),
-    end() {
-      if (state.finishReason === undefined) throw new Error('the upstream stream ended without a finish reason');
+    end(finish) {
       let out = state.logprobs ? encoder.logprobs(state.logprobs) : '';
-      const reason = finalFinishReason(state);
+      const reason = finalFinishReason(finish, state);
       out += encoder.finish(legacy && reason === 'tool_calls' ? 'function_call' : reason);
-      if (request.stream_options?.include_usage && state.usage) out += encoder.usage(state.usage);
+      const usage = request.stream_options?.include_usage ? toUsage(finish.usage) : undefined;
+      if (usage) out += encoder.usage(usage);
       return out + SSE_DONE;
     },
     fail: (status, type, message) => `data: ${JSON.stringify(errorBody(status, type, message))}\n\n`,

@@ -48,7 +48,17 @@ function optionalBoolean(value: unknown, field: string, nullable = true): void {
   wrongType(field, 'boolean');
 }
 
-function bounded(value: unknown, field: string, integer: boolean, min: number, max: number): void {
+/** The numbers a field takes. */
+interface NumberRange {
+  readonly integer: boolean;
+  readonly min: number;
+  readonly max: number;
+}
+
+const decimal = (min: number, max: number): NumberRange => ({ integer: false, min, max });
+const integer = (min: number, max: number): NumberRange => ({ integer: true, min, max });
+
+function bounded(value: unknown, field: string, { integer, min, max }: NumberRange): void {
   if (value === undefined || value === null) return;
   if (!isNumber(value, integer)) wrongType(field, integer ? 'integer' : 'number', 'null');
   if (value > max) fail(field, phrase.maximum(max));
@@ -261,24 +271,24 @@ function streamOptions(value: unknown): void {
 function options(body: Fields): void {
   optionalBoolean(body.stream, 'stream');
   streamOptions(body.stream_options);
-  bounded(body.temperature, 'temperature', false, 0, 2);
-  bounded(body.top_p, 'top_p', false, 0, 1);
-  bounded(body.max_tokens, 'max_tokens', true, 1, INT32_MAX);
-  bounded(body.max_completion_tokens, 'max_completion_tokens', true, 1, INT32_MAX);
+  bounded(body.temperature, 'temperature', decimal(0, 2));
+  bounded(body.top_p, 'top_p', decimal(0, 1));
+  bounded(body.max_tokens, 'max_tokens', integer(1, INT32_MAX));
+  bounded(body.max_completion_tokens, 'max_completion_tokens', integer(1, INT32_MAX));
   stop(body.stop);
-  bounded(body.seed, 'seed', true, INT32_MIN, INT32_MAX);
-  bounded(body.presence_penalty, 'presence_penalty', false, -2, 2);
-  bounded(body.frequency_penalty, 'frequency_penalty', false, -2, 2);
+  bounded(body.seed, 'seed', integer(INT32_MIN, INT32_MAX));
+  bounded(body.presence_penalty, 'presence_penalty', decimal(-2, 2));
+  bounded(body.frequency_penalty, 'frequency_penalty', decimal(-2, 2));
   tools(body.tools);
   toolChoice(body.tool_choice);
   optionalBoolean(body.parallel_tool_calls, 'parallel_tool_calls');
   functions(body.functions);
   functionCall(body.function_call);
   optionalBoolean(body.logprobs, 'logprobs');
-  bounded(body.top_logprobs, 'top_logprobs', true, 0, 20);
+  bounded(body.top_logprobs, 'top_logprobs', integer(0, 20));
   responseFormat(body.response_format);
   optionalString(body.user, '', 'user');
-  bounded(body.n, 'n', true, 1, INT32_MAX);
+  bounded(body.n, 'n', integer(1, INT32_MAX));
 }
 
 /** Checks a parsed body; throws a 400 naming the first bad field. */

@@ -2,11 +2,11 @@ import type { EmbeddingModelV4 } from '@ai-sdk/provider';
 import type { Request, RequestHandler, Response } from 'express';
 import type { Catalog, CatalogModel } from '../../../catalog/catalog.ts';
 import type { ShutdownGate } from '../../http/shutdown.ts';
-import type { KeyReader } from '../../routing/keys.ts';
-import type { AttemptControl, Candidate, Router } from '../../routing/router.ts';
-import { beginCall } from '../../routing/upstream.ts';
-import { entryOfKind, runWholeCall } from '../whole-call.ts';
+import { lookUpModel } from '../lookup.ts';
+import { runWholeCall } from '../whole-call.ts';
 import { checkForModels, parseEmbeddingsRequest, type EmbeddingsRequest } from './request.ts';
+import { beginCall, type AttemptControl, type Candidate, type Router } from '../../routing/index.ts';
+import type { KeyReader } from '../../core/keys.ts';
 
 export type EmbeddingModelSource = (model: CatalogModel) => Promise<EmbeddingModelV4>;
 
@@ -35,7 +35,7 @@ interface Embedded {
  */
 async function embedAll(request: EmbeddingsRequest, models: EmbeddingModelSource, candidate: Candidate, control: AttemptControl): Promise<Embedded> {
   // No first token to wait for: REQUEST_TIMEOUT_MS bounds the attempt.
-  control.whole();
+  control.awaitWholeAnswer();
   const { model: entry, key } = candidate;
   const spec = entry.embedding;
   if (!spec) throw new Error(`${entry.id} is not an embedding model`);
@@ -99,10 +99,10 @@ export function embeddingsRoute(deps: EmbeddingsDeps): RequestHandler {
     res.locals.keys = keys;
     const request = parseEmbeddingsRequest(req.body, deps.maxInputs);
     // A pinned embedding model the plugin does not declare is served when a live list of the request's keys holds it.
-    const live = catalog.byId.has(request.model) ? undefined : await deps.router.findLive(request.model, keys, () => deps.clientOf?.(req) ?? '', 'embedding');
-    const entry = live ?? entryOfKind(catalog, request.model, 'embedding');
+    const findLive = (target: string) => deps.router.findLive(target, keys, () => deps.clientOf?.(req) ?? '', 'embedding');
+    const entry = await lookUpModel({ catalog, target: request.model, kind: 'embedding', findLive });
     checkForModels(request, entry);
-    const done = await runWholeCall(res, deps, entry, keys, (candidate, control) => embedAll(request, models, candidate, control));
+    const done = await runWholeCall(res, deps, { entry, keys, attempt: (candidate, control) => embedAll(request, models, candidate, control) });
     if (done) res.json(answer(request, done.model, done.value));
   };
 }

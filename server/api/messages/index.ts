@@ -1,7 +1,7 @@
 import type { Request, RequestHandler, Response } from 'express';
 import type { Catalog } from '../../../catalog/catalog.ts';
-import { clip, freewayError } from '../../core/errors.ts';
 import type { ClientApi } from '../completion.ts';
+import { lookUpModel } from '../lookup.ts';
 import { estimateInputTokens } from './count-tokens.ts';
 import { requiredCapabilities, toCallOptions, toExtras } from './request.ts';
 import { toMessage } from './response.ts';
@@ -26,10 +26,9 @@ export function messagesApi(resolve: (model: string) => string): ClientApi<Messa
 
 /** `POST /v1/messages/count_tokens`: `{input_tokens}`, estimated here without any upstream call. */
 export function countTokens(catalog: Catalog, resolve: (model: string) => string): RequestHandler {
-  return (req: Request, res: Response) => {
+  return async (req: Request, res: Response) => {
     const request = parseMessagesRequest(req.body, true);
-    const target = resolve(request.model);
-    if (!catalog.byId.has(target)) throw freewayError('FREEWAY_UNKNOWN_MODEL', { model: clip(request.model), suggestion: '' });
+    await lookUpModel({ catalog, target: resolve(request.model), kind: 'chat' });
     res.json({ input_tokens: estimateInputTokens(request) });
   };
 }

@@ -1,11 +1,22 @@
 import type { Request, RequestHandler, Response } from 'express';
 import type { Catalog, ModelObject } from '../../../catalog/catalog.ts';
+import { didYouMean } from '../../../catalog/suggest.ts';
 import { clip, freewayError } from '../../core/errors.ts';
 import { fail } from '../validation.ts';
 import type { KeyModelList } from '../../models/key-models.ts';
 import { modelIdOf } from '../models.ts';
 
 const DEFAULT_LIMIT = 20;
+
+/** What one of Anthropic's model objects says of a model or alias. */
+interface ModelInfo {
+  readonly id: string;
+  readonly displayName: string;
+  readonly maxInputTokens: number | null;
+  readonly deprecated: boolean;
+  /** Freeway's own fields, with key headers (tier, source, availability). */
+  readonly extra?: Partial<ModelObject>;
+}
 const MAX_LIMIT = 1000;
 
 interface AnthropicModels {
@@ -32,7 +43,7 @@ function pageParams(req: Request): { limit: number; afterId: string | null; befo
  */
 export function anthropicModels(catalog: Catalog, created: number, forKeys?: KeyModelList): AnthropicModels {
   const createdAt = new Date(created * 1000).toISOString().replace('.000Z', 'Z');
-  const info = (id: string, displayName: string, maxInputTokens: number | null, deprecated: boolean, extra?: Partial<ModelObject>): string =>
+  const info = ({ id, displayName, maxInputTokens, deprecated, extra }: ModelInfo): string =>
     JSON.stringify({
       type: 'model',
       id,
@@ -55,13 +66,13 @@ export function anthropicModels(catalog: Catalog, created: number, forKeys?: Key
     const bodies = new Map<string, string>();
     for (const object of objects) {
       if (object.owned_by === 'freeway') {
-        bodies.set(object.id, info(object.id, `${object.id} (Freeway alias)`, null, false));
+        bodies.set(object.id, info({ id: object.id, displayName: `${object.id} (Freeway alias)`, maxInputTokens: null, deprecated: false }));
         continue;
       }
       const { tier, source, available, reason, kind } = object;
       const extra: Partial<ModelObject> = reason === undefined ? { tier, source, available } : { tier, source, available, reason };
       if (kind !== undefined) extra.kind = kind;
-      bodies.set(object.id, info(object.id, named.get(object.id) ?? object.id, object.context_window ?? null, object.deprecated === true, extra));
+      bodies.set(object.id, info({ id: object.id, displayName: named.get(object.id) ?? object.id, maxInputTokens: object.context_window ?? null, deprecated: object.deprecated === true, extra }));
     }
     return { ids: [...bodies.keys()], bodies };
   }
@@ -69,11 +80,11 @@ export function anthropicModels(catalog: Catalog, created: number, forKeys?: Key
   const bodies = new Map<string, string>();
   for (const alias of catalog.aliases) {
     ids.push(alias.id);
-    bodies.set(alias.id, info(alias.id, `${alias.id} (Freeway alias)`, null, false));
+    bodies.set(alias.id, info({ id: alias.id, displayName: `${alias.id} (Freeway alias)`, maxInputTokens: null, deprecated: false }));
   }
   for (const model of catalog.models) {
     ids.push(model.id);
-    bodies.set(model.id, info(model.id, `${model.provider.name} ${model.spec.id}`, model.spec.contextWindow, model.spec.deprecated === true));
+    bodies.set(model.id, info({ id: model.id, displayName: `${model.provider.name} ${model.spec.id}`, maxInputTokens: model.spec.contextWindow, deprecated: model.spec.deprecated === true }));
   }
   const allPositions = new Map(ids.map((id, index) => [id, index]));
   const allIds = ids;
@@ -101,7 +112,7 @@ export function anthropicModels(catalog: Catalog, created: number, forKeys?: Key
     async retrieve(req: Request, res: Response) {
       const id = modelIdOf(req);
       const body = (await keyed(req))?.bodies.get(id) ?? allBodies.get(id);
-      if (body === undefined) throw freewayError('FREEWAY_UNKNOWN_MODEL', { model: clip(id), suggestion: '' });
+      if (body === undefined) throw freewayError('FREEWAY_UNKNOWN_MODEL', { model: clip(id), suggestion: didYouMean(catalog, id) });
       res.type('application/json').send(body);
     },
   };

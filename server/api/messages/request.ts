@@ -9,9 +9,9 @@ import type {
   LanguageModelV4ToolResultPart,
 } from '@ai-sdk/provider';
 import type { Capability, RequestExtras } from '../../../providers/types.ts';
-import type { CallOptions } from '../../routing/upstream.ts';
 import { imageURLToFilePart } from '../image-url.ts';
 import type { DocumentBlock, ImageBlock, MessagesRequest, TextBlock, ToolChoice } from './types.ts';
+import type { CallOptions } from '../../routing/index.ts';
 
 /**
  * Freeway's tool_use ids are the upstream's call ids behind Anthropic's `toolu_`

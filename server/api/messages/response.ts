@@ -120,7 +120,7 @@ export function toMessage(result: WholeAnswer, request: MessagesRequest, context
     if (part.type === 'reasoning') {
       if (thinking) content.push({ type: 'thinking', thinking: part.text, signature: THINKING_SIGNATURE });
     } else if (part.type === 'text') content.push({ type: 'text', text: part.text, citations: null });
-    else if (part.type === 'tool-call' && !part.providerExecuted) {
+    else {
       toolCalls = true;
       content.push({ type: 'tool_use', id: toToolUseId(part.toolCallId), name: part.toolName, input: parseToolInput(part.input), caller: { type: 'direct' } });
     }

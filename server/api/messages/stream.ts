@@ -1,6 +1,5 @@
-import type { LanguageModelV4FinishReason, LanguageModelV4StreamPart, LanguageModelV4Usage } from '@ai-sdk/provider';
-import { assertFinished } from '../../core/parts.ts';
 import { noUsage } from '../../../providers/usage.ts';
+import type { RoutedContentPart } from '../../routing/index.ts';
 import type { StreamEncoder } from '../completion.ts';
 import { systemContext, type EncoderContext } from '../encoding.ts';
 import { anthropicErrorBody } from './errors.ts';
@@ -70,7 +69,7 @@ const openDelta = (blocks: Blocks, delta: string): string => blockDelta((blocks.
 const inputDelta = (blocks: Blocks, json: string): string => openDelta(blocks, `{"type":"input_json_delta","partial_json":${JSON.stringify(json)}}`);
 
 /** Whether a part can be sent now: anything while no tool_use block is open, else only that call's own parts. */
-function ready(part: LanguageModelV4StreamPart, open: OpenBlock | undefined): boolean {
+function ready(part: RoutedContentPart, open: OpenBlock | undefined): boolean {
   if (open?.kind !== 'tool') return true;
   switch (part.type) {
     case 'text-delta':
@@ -81,8 +80,6 @@ function ready(part: LanguageModelV4StreamPart, open: OpenBlock | undefined): bo
     case 'tool-input-delta':
     case 'tool-input-end':
       return part.id === open.id;
-    case 'tool-call':
-      return part.providerExecuted === true || part.toolCallId === open.id;
     default:
       return true;
   }
@@ -102,23 +99,10 @@ export function messagesStream(request: MessagesRequest, context: EncoderContext
   const model = JSON.stringify(request.model);
   const thinking = showsThinking(request);
   const blocks: Blocks = { open: undefined, next: 0, madeToolCalls: false };
-  const waiting: LanguageModelV4StreamPart[] = [];
-  const streamedTools = new Set<string>();
-  let finishReason: LanguageModelV4FinishReason | undefined;
-  let usage: LanguageModelV4Usage | undefined;
+  const waiting: RoutedContentPart[] = [];
   const isOpenTool = (id: string): boolean => blocks.open?.kind === 'tool' && blocks.open.id === id;
 
-  function toolCall(part: LanguageModelV4StreamPart & { type: 'tool-call' }): string {
-    if (part.providerExecuted) return '';
-    if (streamedTools.has(part.toolCallId)) return isOpenTool(part.toolCallId) ? closeBlock(blocks) : '';
-    // Providers that send whole calls (Gemini): one block, its whole input in one delta.
-    streamedTools.add(part.toolCallId);
-    let out = startToolBlock(blocks, part.toolCallId, part.toolName);
-    if (part.input !== '') out += inputDelta(blocks, part.input);
-    return out + closeBlock(blocks);
-  }
-
-  function emit(part: LanguageModelV4StreamPart): string {
+  function emit(part: RoutedContentPart): string {
     switch (part.type) {
       case 'text-delta':
         if (part.delta === '') return '';
@@ -127,21 +111,11 @@ export function messagesStream(request: MessagesRequest, context: EncoderContext
         if (part.delta === '' || !thinking) return '';
         return ensureBlock(blocks, 'thinking') + openDelta(blocks, `{"type":"thinking_delta","thinking":${JSON.stringify(part.delta)}}`);
       case 'tool-input-start':
-        streamedTools.add(part.id);
         return startToolBlock(blocks, part.id, part.toolName);
       case 'tool-input-delta':
         return isOpenTool(part.id) && part.delta !== '' ? inputDelta(blocks, part.delta) : '';
       case 'tool-input-end':
         return isOpenTool(part.id) ? closeBlock(blocks) : '';
-      case 'tool-call':
-        return toolCall(part);
-      case 'finish':
-        assertFinished(part.finishReason);
-        finishReason = part.finishReason;
-        usage = part.usage;
-        return '';
-      case 'error':
-        throw part.error;
       default:
         return '';
     }
@@ -152,7 +126,7 @@ export function messagesStream(request: MessagesRequest, context: EncoderContext
     let out = '';
     let at = 0;
     while (at < waiting.length) {
-      const part = waiting[at] as LanguageModelV4StreamPart;
+      const part = waiting[at] as RoutedContentPart;
       if (!ready(part, blocks.open)) {
         at += 1;
         continue;
@@ -165,8 +139,7 @@ export function messagesStream(request: MessagesRequest, context: EncoderContext
     return out;
   }
 
-  function encode(part: LanguageModelV4StreamPart): string {
-    if (part.type === 'error') throw part.error;
+  function encode(part: RoutedContentPart): string {
     if (!ready(part, blocks.open)) {
       waiting.push(part);
       return '';
@@ -182,8 +155,7 @@ export function messagesStream(request: MessagesRequest, context: EncoderContext
       return event('message_start', `{"type":"message_start","message":${message}}`) + PING;
     },
     part: encode,
-    end() {
-      if (finishReason === undefined || usage === undefined) throw new Error('the upstream stream ended without a finish reason');
+    end({ finishReason, usage }) {
       let out = '';
       while (blocks.open || waiting.length > 0) out += closeBlock(blocks) + pump();
       const { input_tokens, output_tokens, cache_creation_input_tokens, cache_read_input_tokens, output_tokens_details } = toUsage(usage);

@@ -1,8 +1,8 @@
 import { APICallError } from '@ai-sdk/provider';
 import type { FetchFunction, ProviderPlugin } from '../../../providers/types.ts';
 import type { Redactor } from '../../core/redact.ts';
-import { classifyFailure } from '../../routing/upstream-errors.ts';
 import type { KeyCheckResult } from '../../state/key-checks.ts';
+import { classifyFailure } from '../../routing/index.ts';
 
 /** The most of an error answer read to classify it. */
 const MAX_ERROR_BODY_BYTES = 16 * 1024;
@@ -45,7 +45,18 @@ async function readSome(response: Response, maxBytes: number): Promise<string> {
  * the plugin's error table: 2xx is `valid`; what routing would call `invalid_key`,
  * `no_credit` (a 402 too) or `rate_limited` is that; anything else is `failed`.
  */
-export async function checkOneKey(plugin: ProviderPlugin, url: string, key: string, fetch: FetchFunction, signal: AbortSignal, redact: Redactor): Promise<KeyCheckAnswer> {
+export interface KeyCheckCall {
+  readonly plugin: ProviderPlugin;
+  /** The plugin's key check or listing URL, under the provider's base URL. */
+  readonly url: string;
+  readonly key: string;
+  readonly fetch: FetchFunction;
+  /** Aborted when KEY_CHECK_TIMEOUT_MS runs out. */
+  readonly signal: AbortSignal;
+  readonly redact: Redactor;
+}
+
+export async function checkOneKey({ plugin, url, key, fetch, signal, redact }: KeyCheckCall): Promise<KeyCheckAnswer> {
   const keys = new Map([[plugin.id, key]]);
   let response: Response;
   try {
@@ -68,7 +79,7 @@ export async function checkOneKey(plugin: ProviderPlugin, url: string, key: stri
     headers[name] = value;
   });
   const error = new APICallError({ message: messageOf(body), url, requestBodyValues: {}, statusCode: response.status, responseHeaders: headers, responseBody: body });
-  const failure = classifyFailure(error, redact, keys, undefined, plugin.errorRules);
+  const failure = classifyFailure(error, { redact, keys, rules: plugin.errorRules });
   switch (failure.kind) {
     case 'invalid_key':
       return { result: 'invalid_key', reason: failure.reason };

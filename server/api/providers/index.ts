@@ -5,12 +5,12 @@ import { fail } from '../validation.ts';
 import type { Redactor } from '../../core/redact.ts';
 import type { HealthRecord, HealthStore } from '../../state/health.ts';
 import type { KeyHasher } from '../../state/key-hash.ts';
-import { viewHealth } from '../../routing/health.ts';
-import type { KeyReader } from '../../routing/keys.ts';
 import type { KeyCheckRecord, KeyCheckStore } from '../../state/key-checks.ts';
 import { quotaEntry, type QuotaEntry } from '../health.ts';
 import { checkOneKey, checkUrl } from './check.ts';
 import { curatedOffer, type KeyState, type UsableModels, type UsableNow } from './usable.ts';
+import { viewHealth } from '../../routing/index.ts';
+import type { KeyReader } from '../../core/keys.ts';
 
 export interface ProvidersDeps {
   readonly catalog: Catalog;
@@ -125,7 +125,7 @@ export function providersApi(deps: ProvidersDeps): RequestHandler {
     const signal = AbortSignal.timeout(deps.timeoutMs);
     await Promise.all(
       due.map(async ({ entry, url }) => {
-        const answer = await checkOneKey(entry.plugin, url, entry.key, deps.fetch, signal, deps.redact);
+        const answer = await checkOneKey({ plugin: entry.plugin, url, key: entry.key, fetch: deps.fetch, signal, redact: deps.redact });
         const answeredAt = now();
         await checks.save(entry.id, answer.reason === undefined ? { checkedAt: answeredAt, result: answer.result } : { checkedAt: answeredAt, result: answer.result, reason: answer.reason });
         const reason = answer.reason ?? '';

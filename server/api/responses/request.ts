@@ -8,10 +8,10 @@ import type {
   LanguageModelV4ToolChoice,
 } from '@ai-sdk/provider';
 import type { Capability, RequestExtras } from '../../../providers/types.ts';
-import type { CallOptions } from '../../routing/upstream.ts';
 import { imageURLToFilePart } from '../image-url.ts';
 import type { InputText, ResponsesRequest, TextFormat, ToolChoice } from './types.ts';
 import { parseToolArguments } from '../tool-arguments.ts';
+import type { CallOptions } from '../../routing/index.ts';
 
 function joinText(parts: readonly InputText[]): string {
   let text = '';

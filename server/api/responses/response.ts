@@ -20,11 +20,22 @@ export type OutputItem =
   | { id: string; type: 'message'; status: ItemStatus; role: 'assistant'; content: OutputText[] }
   | { id: string; type: 'function_call'; status: ItemStatus; call_id: string; name: string; namespace?: string; arguments: string };
 
+/** A function call item as the model made it: the model's own name for the function (see `functionCall`). */
+export interface ModelFunctionCall {
+  /** The item's id, `fc_...`. */
+  readonly id: string;
+  readonly status: ItemStatus;
+  readonly callId: string;
+  /** The function's name as the model called it. */
+  readonly name: string;
+  readonly args: string;
+}
+
 /** A function call as the client knows it: a namespaced function under its own name, with its `namespace`. */
-export function functionCall(request: ResponsesRequest, id: string, status: ItemStatus, callId: string, modelName: string, args: string): OutputItem {
-  const client = request.namespaced.get(modelName);
+export function functionCall(request: ResponsesRequest, { id, status, callId, name, args }: ModelFunctionCall): OutputItem {
+  const client = request.namespaced.get(name);
   return client === undefined
-    ? { id, type: 'function_call', status, call_id: callId, name: modelName, arguments: args }
+    ? { id, type: 'function_call', status, call_id: callId, name, arguments: args }
     : { id, type: 'function_call', status, call_id: callId, name: client.name, namespace: client.namespace, arguments: args };
 }
 
@@ -126,8 +137,8 @@ export function toResponse(result: WholeAnswer, request: ResponsesRequest, conte
   }
   const calls: OutputItem[] = [];
   for (const part of result.content) {
-    if (part.type === 'tool-call' && !part.providerExecuted) {
-      calls.push(functionCall(request, newId(context, 'fc'), 'completed', part.toolCallId, part.toolName, part.input));
+    if (part.type === 'tool-call') {
+      calls.push(functionCall(request, { id: newId(context, 'fc'), status: 'completed', callId: part.toolCallId, name: part.toolName, args: part.input }));
     }
   }
   if (text !== '' || calls.length === 0) {

@@ -1,6 +1,5 @@
-import type { LanguageModelV4FinishReason, LanguageModelV4StreamPart, LanguageModelV4Usage } from '@ai-sdk/provider';
 import type { ErrorType } from '../../core/errors.ts';
-import { assertFinished } from '../../core/parts.ts';
+import type { RoutedContentPart } from '../../routing/index.ts';
 import type { StreamEncoder } from '../completion.ts';
 import { systemContext, type EncoderContext } from '../encoding.ts';
 import { echoedFields, finalState, functionCall, newId, toOutcome, toUsage, type ItemStatus, type OutputItem, type ResponseState } from './response.ts';
@@ -51,8 +50,6 @@ interface Items {
   openCall(callId: string, name: string): string;
   callOf(callId: string): OpenItem | undefined;
   closeCall(open: OpenItem, args: string): string;
-  /** Closes every function call still open with the arguments streamed so far. */
-  closeCalls(): string;
 }
 
 function streamItems(request: ResponsesRequest, context: EncoderContext, write: EventWriter): Items {
@@ -123,7 +120,8 @@ function streamItems(request: ResponsesRequest, context: EncoderContext, write: 
 
   function openCall(callId: string, name: string): string {
     const out = closeMessage() + closeReasoning();
-    const open = add(functionCall(request, newId(context, 'fc'), 'in_progress', callId, name, ''), 'response.function_call_arguments.delta', '');
+    const item = functionCall(request, { id: newId(context, 'fc'), status: 'in_progress', callId, name, args: '' });
+    const open = add(item, 'response.function_call_arguments.delta', '');
     calls.set(callId, open);
     return out + write.event('response.output_item.added', { output_index: open.index, item: open.item });
   }
@@ -147,11 +145,6 @@ function streamItems(request: ResponsesRequest, context: EncoderContext, write: 
     openCall,
     callOf: (callId) => calls.get(callId),
     closeCall,
-    closeCalls() {
-      let out = '';
-      for (const open of calls.values()) out += closeCall(open, open.text);
-      return out;
-    },
   };
 }
 
@@ -173,8 +166,6 @@ const IN_PROGRESS: ResponseState = { status: 'in_progress', error: null, incompl
 export function responsesStream(request: ResponsesRequest, context: EncoderContext = systemContext): StreamEncoder {
   const write = eventWriter(request, context);
   const items = streamItems(request, context, write);
-  let finishReason: LanguageModelV4FinishReason | undefined;
-  let usage: LanguageModelV4Usage | undefined;
 
   function textDelta(kind: 'message' | 'reasoning', text: string): string {
     if (text === '') return '';
@@ -184,20 +175,10 @@ export function responsesStream(request: ResponsesRequest, context: EncoderConte
     return out + write.delta(open, text);
   }
 
-  function toolCall(part: LanguageModelV4StreamPart & { type: 'tool-call' }): string {
-    if (part.providerExecuted) return '';
-    const known = items.callOf(part.toolCallId);
-    if (known) return items.closeCall(known, part.input);
-    // Providers that send whole calls (Gemini): one delta with all the arguments.
-    const out = items.openCall(part.toolCallId, part.toolName);
-    const open = items.callOf(part.toolCallId) as OpenItem;
-    return out + write.delta(open, part.input) + items.closeCall(open, part.input);
-  }
-
   return {
     start: () => write.lifecycle('response.created', IN_PROGRESS) + write.lifecycle('response.in_progress', IN_PROGRESS),
 
-    part(part: LanguageModelV4StreamPart): string {
+    part(part: RoutedContentPart): string {
       switch (part.type) {
         case 'text-delta':
           return textDelta('message', part.delta);
@@ -208,31 +189,24 @@ export function responsesStream(request: ResponsesRequest, context: EncoderConte
         case 'reasoning-end':
           return items.closeReasoning();
         case 'tool-input-start':
-          return items.callOf(part.id) ? '' : items.openCall(part.id, part.toolName);
+          return items.openCall(part.id, part.toolName);
         case 'tool-input-delta': {
           const open = items.callOf(part.id);
-          if (!open || part.delta === '') return '';
-          open.text += part.delta;
-          return write.delta(open, part.delta);
+          return !open || part.delta === '' ? '' : write.delta(open, part.delta);
         }
-        case 'tool-call':
-          return toolCall(part);
-        case 'finish':
-          assertFinished(part.finishReason);
-          finishReason = part.finishReason;
-          usage = part.usage;
-          return '';
-        case 'error':
-          throw part.error;
+        case 'tool-input-end': {
+          const open = items.callOf(part.id);
+          return open ? items.closeCall(open, part.input) : '';
+        }
         default:
           return '';
       }
     },
 
-    end(): string {
-      if (finishReason === undefined || usage === undefined) throw new Error('the upstream stream ended without a finish reason');
+    end({ finishReason, usage }): string {
       const outcome = toOutcome(finishReason);
-      let out = items.closeReasoning() + items.closeMessage(outcome.status) + items.closeCalls();
+      // Every call has ended by now: routing ends a stream's calls before its finish.
+      let out = items.closeReasoning() + items.closeMessage(outcome.status);
       if (items.output.length === 0) out += items.openText('message') + items.closeMessage(outcome.status);
       const type = outcome.status === 'completed' ? 'response.completed' : 'response.incomplete';
       return out + write.lifecycle(type, finalState(outcome, items.output, toUsage(usage), context.now));

@@ -4,12 +4,12 @@ import type { Request, RequestHandler, Response } from 'express';
 import type { Catalog, CatalogModel } from '../../../catalog/catalog.ts';
 import type { MultipartBody } from '../../http/multipart-body.ts';
 import type { ShutdownGate } from '../../http/shutdown.ts';
-import type { KeyReader } from '../../routing/keys.ts';
-import type { AttemptControl, Candidate, Router } from '../../routing/router.ts';
-import { beginCall } from '../../routing/upstream.ts';
-import { entryOfKind, runWholeCall } from '../whole-call.ts';
+import { lookUpModel } from '../lookup.ts';
+import { runWholeCall } from '../whole-call.ts';
 import { parseTranscriptionRequest, type TranscriptionRequest } from './request.ts';
 import { renderTranscript, type Transcript } from './response.ts';
+import { beginCall, type AttemptControl, type Candidate, type Router } from '../../routing/index.ts';
+import type { KeyReader } from '../../core/keys.ts';
 
 export type TranscriptionModelSource = (model: CatalogModel) => Promise<TranscriptionModelV4>;
 
@@ -23,7 +23,7 @@ export interface TranscriptionsDeps {
 
 /** One attempt: the whole file to one deployment; the router fails over to the next of the same family. */
 async function transcribe(request: TranscriptionRequest, models: TranscriptionModelSource, candidate: Candidate, control: AttemptControl): Promise<Transcript> {
-  control.whole();
+  control.awaitWholeAnswer();
   const { model: entry, key } = candidate;
   const { provider } = entry;
   const spec = entry.transcription;
@@ -54,8 +54,8 @@ export function transcriptionsRoute(deps: TranscriptionsDeps): RequestHandler {
     const keys = readKeys(req.headers);
     res.locals.keys = keys;
     const request = parseTranscriptionRequest(req.body as MultipartBody);
-    const entry = entryOfKind(catalog, request.model, 'transcription');
-    const done = await runWholeCall(res, deps, entry, keys, (candidate, control) => transcribe(request, models, candidate, control));
+    const entry = await lookUpModel({ catalog, target: request.model, kind: 'transcription' });
+    const done = await runWholeCall(res, deps, { entry, keys, attempt: (candidate, control) => transcribe(request, models, candidate, control) });
     if (!done) return;
     const { type, body } = renderTranscript(done.value, request.format);
     res.type(type).send(body);

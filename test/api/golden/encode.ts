@@ -13,6 +13,8 @@ import { chatStream } from '../../../server/api/chat/stream.ts';
 import { parseChatRequest } from '../../../server/api/chat/validate.ts';
 import type { StreamEncoder } from '../../../server/api/completion.ts';
 import type { EncoderContext, WholeAnswer } from '../../../server/api/encoding.ts';
+import type { RoutedFinish, RoutedPart } from '../../../server/routing/index.ts';
+import { partNormaliser } from '../../../server/routing/stream-parts.ts';
 import { toMessage } from '../../../server/api/messages/response.ts';
 import { messagesStream } from '../../../server/api/messages/stream.ts';
 import { parseMessagesRequest } from '../../../server/api/messages/validate.ts';
@@ -62,11 +64,13 @@ export function describeThrown(thrown: unknown): string {
 }
 
 /**
- * What an encoder writes for these parts, as the pipeline drives it: `start()`,
- * `part()` for each part, then `end()`; once one of them throws, `fail()` with
- * the case's failure. Each call is marked by an SSE comment line (`: part 3
- * text-delta`) before the events it wrote, so the file shows which part made
- * which event and stays a stream any SSE client reads.
+ * What an encoder writes for these upstream parts, as the pipeline drives it:
+ * `start()`, each part normalised by routing (`partNormaliser`) and the routed parts
+ * it makes given to `part()`, then `end()` with the stream's finish; once the
+ * normaliser or the encoder throws, `fail()` with the case's failure. Each upstream
+ * part is marked by an SSE comment line (`: part 3 text-delta`) before the events
+ * written for it, so the file shows which part made which event and stays a stream
+ * any SSE client reads.
  */
 export function encodeStream(encoder: StreamEncoder, parts: readonly LanguageModelV4StreamPart[], fail: GoldenCase['fail']): string {
   let out = `: start\n${encoder.start()}`;
@@ -75,16 +79,27 @@ export function encodeStream(encoder: StreamEncoder, parts: readonly LanguageMod
     const [status, type, message] = fail;
     return `${out}: ${what} throws ${describeThrown(thrown)}\n: fail ${status} ${type}\n${encoder.fail(status, type, message)}`;
   };
+  const normaliser = partNormaliser();
+  let finish: RoutedFinish | undefined;
+  let written = '';
+  const write = (part: RoutedPart): void => {
+    if (part.type === 'finish') finish = part;
+    else written += encoder.part(part);
+  };
   for (const [index, part] of parts.entries()) {
     const what = `part ${index} ${part.type}`;
+    written = '';
     try {
-      out += `: ${what}\n${encoder.part(part)}`;
+      normaliser.take(part, write);
+      out += `: ${what}\n${written}`;
     } catch (thrown) {
+      // The normaliser throws before it makes anything of the part (an error part, an interrupted finish).
       return failed(what, thrown);
     }
   }
   try {
-    return `${out}: end\n${encoder.end()}`;
+    normaliser.end();
+    return `${out}: end\n${encoder.end(finish as RoutedFinish)}`;
   } catch (thrown) {
     return failed('end', thrown);
   }

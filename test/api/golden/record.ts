@@ -12,6 +12,7 @@ import { reportedUsage } from '../../../providers/usage.ts';
 import { toCallOptions } from '../../../server/api/chat/request.ts';
 import { parseChatRequest } from '../../../server/api/chat/validate.ts';
 import type { WholeAnswer } from '../../../server/api/encoding.ts';
+import { normaliseAnswer } from '../../../server/routing/stream-parts.ts';
 import type { GoldenCase } from './cases.ts';
 
 /** The upstream of one case: its SSE stream for a streaming call, its JSON body for any other. */
@@ -49,7 +50,8 @@ export async function recordCase(golden: GoldenCase): Promise<Recorded> {
   }
   if (golden.whole === undefined) return { parts, whole: undefined };
   const result = await model.doGenerate({ ...options, includeRawChunks: undefined });
-  const answer: WholeAnswer = { content: result.content, finishReason: result.finishReason, usage: reportedUsage(result.usage) };
+  // What the routed model's doGenerate hands a client API (see normaliseAnswer).
+  const answer: WholeAnswer = normaliseAnswer(result);
   const logprobs = golden.logprobs ? tokenLogprobs(result.response?.body) : undefined;
   return { parts, whole: JSON.parse(JSON.stringify(logprobs ? { ...answer, logprobs } : answer)) as WholeAnswer };
 }

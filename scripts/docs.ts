@@ -1,0 +1,26 @@
+/**
+ * Writes every generated part of the documentation from the code it describes:
+ * the error table of docs/errors.md (the error catalogue), the settings table of
+ * docs/configuration.md (the settings table) and the failover table of
+ * docs/routing.md (the failover policy). Tests fail when one is stale.
+ *
+ *   npm run docs
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { withSettingsTable } from '../server/config/describe.ts';
+import { errorsDocPath, errorsDocSource } from './errors-doc.ts';
+import { routingDocPath, routingDocSource } from './routing-doc.ts';
+
+const pages: ReadonlyArray<readonly [URL, (page: string) => string]> = [
+  [errorsDocPath, errorsDocSource],
+  [new URL('../docs/configuration.md', import.meta.url), withSettingsTable],
+  [routingDocPath, routingDocSource],
+];
+
+for (const [path, write] of pages) {
+  const before = readFileSync(path, 'utf8');
+  const after = write(before);
+  if (after !== before) writeFileSync(path, after);
+  console.log(`${fileURLToPath(path).replace(fileURLToPath(new URL('..', import.meta.url)), '')}: ${after === before ? 'up to date' : 'written'}`);
+}

@@ -1,0 +1,20 @@
+/**
+ * Routing's front door: what the layers above (http/, api/ and the composition
+ * root) use of it. A request is planned (`Router.plan`), run as an AI SDK language
+ * model (`routedModel`, whose parts are the routed stream vocabulary of
+ * stream-parts.ts) or as a whole call (`Router.call`), under the failover policy of
+ * failover.ts. Nothing above imports a routing module but this one
+ * (test/ops/layers.test.ts).
+ */
+export type { Attempt, AttemptControl, AttemptLog } from './attempt.ts';
+export { CallerGone, failoverTable, type PolicyRow, type StepKind } from './failover.ts';
+export { HEALTH_TIMINGS, healthPolicy, viewHealth, type HealthView } from './health.ts';
+export { createUpstreamFetch } from './http-client.ts';
+export { createKeyReader, MAX_KEYS_PER_HEADER } from './keys.ts';
+export { createLatencyTracker, type LatencyTracker } from './latency.ts';
+export type { Candidate, Plan } from './plan.ts';
+export { routedModel, StreamFailed, type RoutedModel, type RoutedRequest, type RoutedStreamResult } from './routed-model.ts';
+export { createRouter, type AttemptFn, type Router, type RouterDeps } from './router.ts';
+export type { RoutedContent, RoutedContentPart, RoutedFinish, RoutedPart, ToolCallEnd, ToolCallStart } from './stream-parts.ts';
+export { beginCall, cachedModels, createModelSource, type CallOptions, type Collected, type ModelSource } from './upstream.ts';
+export { classifyFailure, type Failure, type FailureKind } from './upstream-errors.ts';
