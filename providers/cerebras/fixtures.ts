@@ -16,8 +16,8 @@ const fixtures: ProviderFixtures = {
       ],
     },
     expected: [
-      { id: 'llama3.1-8b', kind: 'chat', free: true },
-      { id: 'gpt-oss-120b', kind: 'chat', free: true },
+      { id: 'llama3.1-8b', kind: 'chat', free: false },
+      { id: 'gpt-oss-120b', kind: 'chat', free: false },
     ],
   },
   errors: [

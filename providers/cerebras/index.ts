@@ -12,15 +12,24 @@ const cerebras: ProviderPlugin = {
   keyPatterns: [/csk-[A-Za-z0-9]+/],
   baseURL: 'https://api.cerebras.ai/v1',
   keyUrl: 'https://cloud.cerebras.ai',
-  // The free plan serves the shared-inference models within per-day and per-minute limits.
-  tier: { tier: 'free with limits', source: 'https://inference-docs.cerebras.ai/support/rate-limits', checked: '2026-11-25' },
-  // The list reports only id, created and owned_by (https://inference-docs.cerebras.ai/api-reference/models). The free
-  // plan serves every listed model, so each is free; the kind comes from the id, the context window from nowhere.
-  listing: openAIModelListing('https://inference-docs.cerebras.ai/api-reference/models', (entry) => ({ id: entry.id, kind: kindFromId(entry.id), free: true })),
+  // No free plan any more (since 2026-08-17, mnfst/awesome-free-llm-apis#76): "New accounts receive $5 in free credits
+  // after adding a verified payment method. These credits expire 30 days after they're granted", and "Is there a
+  // permanently free tier? No. [...] Once your credits are used up or expire, you need to purchase credits (Pay as You
+  // Go)" (the page's Free Trial FAQ, read 2026-11-27; cerebras.ai/pricing quoted the same in diegosouzapw/OmniRoute#12591
+  // on 2026-09-03).
+  tier: { tier: 'trial credit', source: 'https://inference-docs.cerebras.ai/support/rate-limits', checked: '2026-11-27' },
+  // "If you skip adding a payment method at sign-up, Playground and API access remain inactive until you do" (same FAQ).
+  signUp: { cardRequired: true, source: 'https://inference-docs.cerebras.ai/support/rate-limits', checked: '2026-11-27' },
+  // The list reports only id, created and owned_by (https://inference-docs.cerebras.ai/api-reference/models); the kind
+  // comes from the id, the context window from nowhere. Every call spends the trial credit, then bought credit: nothing
+  // listed is free, so a model Freeway does not curate never joins an alias.
+  listing: openAIModelListing('https://inference-docs.cerebras.ai/api-reference/models', (entry) => ({ id: entry.id, kind: kindFromId(entry.id), free: false })),
   priority: 20,
   // Checked 2026-11-25 against https://inference-docs.cerebras.ai/models/overview and
-  // https://inference-docs.cerebras.ai/support/deprecation. Free keys get a 65,536-token window (131,072 on paid
-  // plans), as users report from the overview (juspay/neurolink docs, verified against /v1/models on 2026-08-27).
+  // https://inference-docs.cerebras.ai/support/deprecation; on 2026-11-27 the rate-limits page's Free Trial table still
+  // lists gpt-oss-120b and qwen-3.8-27b, and no retirement of either was found. Free Trial keys get a
+  // 65,536-token window (131,072 on paid plans), as users report from the overview (juspay/neurolink docs, verified
+  // against /v1/models on 2026-08-27).
   models: [
     // reasoning_effort low/medium/high (https://inference-docs.cerebras.ai/capabilities/reasoning).
     { id: 'gpt-oss-120b', capabilities: ['fast', 'reasoning', 'tool-use'], contextWindow: 65536, reasoningEffort: true },

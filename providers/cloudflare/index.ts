@@ -96,7 +96,10 @@ const cloudflare: ProviderPlugin = {
   // "Our free allocation allows anyone to use a total of 10,000 Neurons per day at no charge",
   // on the Workers Free plan too; all limits reset daily at 00:00 UTC. Since 2026-07-28 a few
   // models require the Workers Paid plan (the model search marks them require_workers_paid).
-  tier: { tier: 'free with limits', source: 'https://developers.cloudflare.com/workers-ai/platform/pricing/', checked: '2026-11-25' },
+  tier: { tier: 'free with limits', source: 'https://developers.cloudflare.com/workers-ai/platform/pricing/', checked: '2026-11-27' },
+  // "10,000 Neurons/day free, no credit card required" (a list that takes only free tiers without a card, data.json of
+  // 2026-10-05); Cloudflare's own pages do not say it in words.
+  signUp: { cardRequired: false, source: 'https://github.com/mnfst/awesome-free-llm-apis/blob/010fa9a482bca94e7061a947005ca78b112d75e6/data.json', checked: '2026-11-27' },
   listing: modelSearch,
   priority: 70,
   // Checked on 2026-11-25 against the Workers AI model catalog (the model search entries the

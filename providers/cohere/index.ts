@@ -75,7 +75,10 @@ const cohere: ProviderPlugin = {
   baseURL: 'https://api.cohere.ai/compatibility/v1',
   keyUrl: 'https://dashboard.cohere.com/api-keys',
   // Trial (evaluation) keys are "free but limited in usage": 1,000 calls a month, 20 Chat calls a minute per model.
-  tier: { tier: 'free with limits', source: 'https://docs.cohere.com/docs/rate-limits', checked: '2026-11-25' },
+  tier: { tier: 'free with limits', source: 'https://docs.cohere.com/docs/rate-limits', checked: '2026-11-27' },
+  // A trial key is made with every new account (nango.dev's Cohere guide): "Free \"Trial\" API key, no credit card"
+  // (a list that takes only free tiers without a card, data.json of 2026-10-05).
+  signUp: { cardRequired: false, source: 'https://github.com/mnfst/awesome-free-llm-apis/blob/010fa9a482bca94e7061a947005ca78b112d75e6/data.json', checked: '2026-11-27' },
   listing: cohereListing,
   priority: 130,
   // Checked 2026-11-25 against https://docs.cohere.com/docs/models (the Command table: every model below is

@@ -43,7 +43,11 @@ const deepinfra: ProviderPlugin = {
   keyUrl: 'https://deepinfra.com/dash/api_keys',
   // "You have to add a card or pre-pay or you won't be able to use our services": no free tier
   // (as quoted on 2026-09-28 in https://github.com/juspay/neurolink/blob/master/docs/getting-started/providers/deepinfra.md).
-  tier: { tier: 'paid only', source: 'https://deepinfra.com/pricing', checked: '2026-11-25' },
+  tier: { tier: 'paid only', source: 'https://deepinfra.com/pricing', checked: '2026-11-27' },
+  // Same quote: no call succeeds before a card is added or credit prepaid (sign-up itself takes Google, GitHub, e-mail
+  // or SSO). apmantza/pi-free#144 (2026-05-04) still reported a $5 sign-up credit; later reports say otherwise
+  // (zebbern/no-cost-ai#24, 2026-05-23: "You need positive balance to do inference").
+  signUp: { cardRequired: true, source: 'https://deepinfra.com/pricing', checked: '2026-11-27' },
   listing: openAIModelListing('https://deepinfra.com/docs/openai_api', describe),
   priority: 110,
   // Checked on 2026-11-25. DeepInfra publishes no deprecation page; retirements below come from

@@ -18,7 +18,9 @@ const deepseek: ProviderPlugin = {
   baseURL: 'https://api.deepseek.com/v1',
   keyUrl: 'https://platform.deepseek.com/api_keys',
   // Prepaid balance only: every call is billed per token, and an empty balance answers 402 Insufficient Balance.
-  tier: { tier: 'paid only', source: 'https://api-docs.deepseek.com/quick_start/pricing', checked: '2026-11-25' },
+  tier: { tier: 'paid only', source: 'https://api-docs.deepseek.com/quick_start/pricing', checked: '2026-11-27' },
+  // No signUp: a key's calls need a topped-up balance, but the top-up page takes Alipay, WeChat Pay or a bank card
+  // (cn-scuo-oo/dsh-deepseek-quota, 2026-08-15), and no source says whether sign-up asks for a card.
   // GET /models lists id, object and owned_by only (https://api-docs.deepseek.com/api/list-models). Nothing is free.
   listing: openAIModelListing('https://api-docs.deepseek.com/api/list-models', (entry) => ({ id: entry.id, kind: kindFromId(entry.id), free: false })),
   priority: 120,

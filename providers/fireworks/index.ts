@@ -37,7 +37,11 @@ const fireworks: ProviderPlugin = {
   // names the $1 starting credit of a new account); an account without credit is suspended
   // (412, see fixtures.ts). Without a payment method it is held to 10 requests per minute
   // (https://docs.fireworks.ai/guides/quotas_usage/account-quotas).
-  tier: { tier: 'trial credit', source: 'https://docs.fireworks.ai/faq-new/billing-pricing/what-happens-when-i-finish-my-1-dollar-credit', checked: '2026-11-25' },
+  // New accounts still get starter credit (ripienaar/free-for-dev#4616, 2026-07-19: "Free starter credits for new
+  // accounts; paid serverless after"); no later report says otherwise.
+  tier: { tier: 'trial credit', source: 'https://docs.fireworks.ai/faq-new/billing-pricing/what-happens-when-i-finish-my-1-dollar-credit', checked: '2026-11-27' },
+  // The account quotas table has a row for "No payment method" (10 RPM): a key works without a card.
+  signUp: { cardRequired: false, source: 'https://docs.fireworks.ai/guides/quotas_usage/account-quotas', checked: '2026-11-27' },
   // The list can still name models whose serverless endpoint is gone (404 on chat,
   // https://github.com/Kiln-AI/Kiln/pull/1790); the quarantine takes care of those.
   listing: openAIModelListing('https://docs.fireworks.ai/tools-sdks/openai-compatibility', describe),

@@ -80,7 +80,10 @@ const google: ProviderPlugin = {
   keyUrl: 'https://aistudio.google.com/apikey',
   // A project without billing is on the free tier: free input and output tokens on the models of the free-tier
   // column, within per-project limits that Google now shows only in AI Studio (pricing and rate-limits pages).
-  tier: { tier: 'free with limits', source: 'https://ai.google.dev/gemini-api/docs/pricing', checked: '2026-11-25' },
+  tier: { tier: 'free with limits', source: 'https://ai.google.dev/gemini-api/docs/pricing', checked: '2026-11-27' },
+  // "New accounts begin on the Free Tier" (qualification: "Active project or free trial"); only Tier 1 and up ask to
+  // "Set up and link an active billing account".
+  signUp: { cardRequired: false, source: 'https://ai.google.dev/gemini-api/docs/billing', checked: '2026-11-27' },
   listing: geminiListing,
   priority: 30,
   // Checked 2026-11-25 against https://ai.google.dev/gemini-api/docs/models (each model's page), the pricing page's

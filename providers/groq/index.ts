@@ -33,8 +33,12 @@ const groq: ProviderPlugin = {
   keyPatterns: [/gsk_[A-Za-z0-9]+/],
   baseURL: 'https://api.groq.com/openai/v1',
   keyUrl: 'https://console.groq.com/keys',
-  // The free plan serves every model on the models page, within per-model rate limits.
-  tier: { tier: 'free with limits', source: 'https://console.groq.com/docs/rate-limits', checked: '2026-11-25' },
+  // The free plan serves every model on the models page, within per-model rate limits (still so in the Free Plan
+  // rows of mnfst/awesome-free-llm-apis's data.json of 2026-10-05, read 2026-11-27).
+  tier: { tier: 'free with limits', source: 'https://console.groq.com/docs/rate-limits', checked: '2026-11-27' },
+  // "Free tier, no credit card" (a list that takes only free tiers without a card; likewise cuihuan/awesome-ai-gateway's
+  // free_tiers.json of 2026-08-31: "free plan works without one").
+  signUp: { cardRequired: false, source: 'https://github.com/mnfst/awesome-free-llm-apis/blob/010fa9a482bca94e7061a947005ca78b112d75e6/data.json', checked: '2026-11-27' },
   listing: openAIModelListing('https://console.groq.com/docs/api-reference#models-list', describeGroqModel),
   priority: 10,
   // Checked 2026-11-25 against https://console.groq.com/docs/models and https://console.groq.com/docs/deprecations

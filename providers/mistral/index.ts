@@ -52,10 +52,15 @@ const mistral: ProviderPlugin = {
   baseURL: 'https://api.mistral.ai/v1',
   keyUrl: 'https://console.mistral.ai/api-keys',
   // Free mode is the default for every new account: API access without a credit card, with low rate limits
-  // "for evaluation and prototyping"; the Scale plan (pay as you go) lifts them. Free mode's allowance is
-  // $10 a month of API credits shared with Studio and Vibe (https://mistral.ai/pricing, as quoted in
-  // mnfst/awesome-free-llm-apis#100).
-  tier: { tier: 'free with limits', source: 'https://docs.mistral.ai/admin/user-management-finops/tier.md', checked: '2026-11-25' },
+  // "for evaluation and prototyping" (https://docs.mistral.ai/admin/user-management-finops/tier.md); the Scale plan
+  // (pay as you go) lifts them. Its allowance is money that renews: the Free plan card of the pricing page says
+  // "$10 /mo in API credits", shared with Studio and Vibe, and "The allowance is no longer expressed in tokens"
+  // (quoted in mnfst/awesome-free-llm-apis#100 of 2026-08-19 and in its data.json of 2026-10-05, read 2026-11-27).
+  // Unconfirmed: a user reported 429s where free mode used to answer (diegosouzapw/OmniRoute discussion #16252, autumn
+  // 2026; its maintainers could not confirm a change), while Mistral's quickstart still describes free mode.
+  tier: { tier: 'monthly credit', source: 'https://mistral.ai/pricing', checked: '2026-11-27' },
+  // "Free mode: API access is enabled by default with no credit card required. Usage and rate limits apply."
+  signUp: { cardRequired: false, source: 'https://docs.mistral.ai/getting-started/quickstarts/studio/activate-and-generate-api-key', checked: '2026-11-27' },
   listing: openAIModelListing('https://docs.mistral.ai/api/endpoint/models', describeMistralModel),
   priority: 50,
   // Checked 2026-11-25 against the model cards (https://docs.mistral.ai/models, mistralai/platform-docs-public as

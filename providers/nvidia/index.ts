@@ -25,7 +25,10 @@ const nvidia: ProviderPlugin = {
   // Trial Terms), rate limited per account (40 requests per minute by default); the catalog
   // marks them "Free Endpoint". NVIDIA staff ended the credit system in 2026 (see
   // https://github.com/steipete/CodexBar/issues/2498).
-  tier: { tier: 'free with limits', source: 'https://build.nvidia.com/models?filters=nimType%3Anim_type_preview', checked: '2026-11-25' },
+  tier: { tier: 'free with limits', source: 'https://build.nvidia.com/models?filters=nimType%3Anim_type_preview', checked: '2026-11-27' },
+  // Joining the NVIDIA Developer Program takes "no card" (Rekin226/aquascope#331, checked 2026-09-02); a key does ask
+  // for a verified phone number (HakAl/scrappy#7, NVIDIA/NemoClaw#201).
+  signUp: { cardRequired: false, source: 'https://github.com/Rekin226/aquascope/issues/331', checked: '2026-11-27' },
   // OpenAI's list format. It can keep listing a model that already answers 410 Gone
   // (https://github.com/NVIDIA/NemoClaw/issues/11902); the quarantine takes care of those.
   // A developer key calls every hosted model at no charge, so each listed model is free.

@@ -65,7 +65,10 @@ const openrouter: ProviderPlugin = {
   keyUrl: 'https://openrouter.ai/settings/keys',
   // `:free` models cost nothing: 20 requests a minute, 50 a day (1,000 a day once the account has bought
   // $10 of credits). Paid models need credits.
-  tier: { tier: 'free with limits', source: 'https://openrouter.ai/docs/api-reference/limits', checked: '2026-11-25' },
+  tier: { tier: 'free with limits', source: 'https://openrouter.ai/docs/api-reference/limits', checked: '2026-11-27' },
+  // "card_required: no (optional one-time $10 top-up unlocks 1,000 req/day)", read from the limits page above
+  // (cuihuan/awesome-ai-gateway, free_tiers.json of 2026-08-31).
+  signUp: { cardRequired: false, source: 'https://github.com/cuihuan/awesome-ai-gateway/blob/9cd5f1603327ea78f8562ab60939bae78eb3faa6/data/free_tiers.json', checked: '2026-11-27' },
   listing: openAIModelListing('https://openrouter.ai/docs/api-reference/models/get-models', describeOpenRouterModel),
   // The list answers without a valid key; GET /key answers 401 to a wrong one and costs nothing.
   keyCheck: { source: 'https://openrouter.ai/docs/api-reference/api-keys/get-current-key', url: (baseURL) => `${baseURL}/key` },

@@ -30,8 +30,15 @@ const sambanova: ProviderPlugin = {
   // The rate-limits page still describes a free tier, but new keys get no free allowance: every call answers 402
   // PAYMENT_METHOD_REQUIRED (balance_units 0) until a payment method and credits are added (verified with real keys
   // over two days in mnfst/awesome-free-llm-apis#95, 2026-08-20; likewise juspay/neurolink's SambaNova guide, 2026-08-27).
-  // Older keys' trial credit ends the same way.
-  tier: { tier: 'paid only', source: 'https://github.com/mnfst/awesome-free-llm-apis/issues/95', checked: '2026-11-25' },
+  // Older keys' trial credit ends the same way. Re-checked 2026-11-27: no later report of a working free allowance
+  // (mnfst/awesome-free-llm-apis#106, of 2026-08-24, asks to list SambaNova again from the rate-limits page alone and
+  // was open when read; juspay/neurolink's guide still says "new accounts have no free allowance").
+  tier: { tier: 'paid only', source: 'https://github.com/mnfst/awesome-free-llm-apis/issues/95', checked: '2026-11-27' },
+  // Sign-up (Google or Microsoft account, then a profile step) and key creation take no card, but every call of a new
+  // key answers 402 "A payment method is required. Add one at cloud.sambanova.ai/plans/billing" until one is added
+  // (eight live requests over two days, quoted in mnfst/awesome-free-llm-apis#102 on 2026-08-20): a key that answers
+  // needs a payment method on file.
+  signUp: { cardRequired: true, source: 'https://github.com/mnfst/awesome-free-llm-apis/pull/102', checked: '2026-11-27' },
   listing: openAIModelListing('https://docs.sambanova.ai/docs/api-reference/models/get-environments-available-model-list-metadata', describeSambaNovaModel),
   priority: 40,
   // Checked 2026-11-25 against https://docs.sambanova.ai/docs/en/models/sambacloud-models (production models;

@@ -42,8 +42,12 @@ const together: ProviderPlugin = {
   keyPatterns: [/tgp_v1_[A-Za-z0-9_-]+/],
   baseURL: 'https://api.together.xyz/v1',
   keyUrl: 'https://api.together.ai/settings/api-keys',
-  // Together ended its free tier and free models in July 2025; a key needs at least $5 of purchased credit.
-  tier: { tier: 'paid only', source: 'https://support.together.ai/articles/1862638756-changes-to-free-tier-and-billing-july-2025', checked: '2026-11-25' },
+  // Together ended its free tier and free models in July 2025 (https://support.together.ai/articles/1862638756-changes-to-free-tier-and-billing-july-2025).
+  // Still so: "Together AI does not currently offer free trials. Access to the Together platform requires a minimum $5
+  // credit purchase", and it is "fully prepaid".
+  tier: { tier: 'paid only', source: 'https://docs.together.ai/docs/billing-credits', checked: '2026-11-27' },
+  // Same page: "Add credits from your billing settings before making API calls": no key answers before a purchase.
+  signUp: { cardRequired: true, source: 'https://docs.together.ai/docs/billing-credits', checked: '2026-11-27' },
   listing: togetherListing,
   priority: 90,
   // Not re-checked: the serverless catalog (https://docs.together.ai/docs/serverless-models) and

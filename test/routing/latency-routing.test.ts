@@ -5,34 +5,35 @@ import { hello, postChat } from '../support/http.ts';
 import { keyHeaders } from '../support/keys.ts';
 import { startUpstream, type FakeUpstream } from '../support/upstream.ts';
 
+// Two providers of the same (free) tier: speed never moves a costlier tier ahead of a cheaper one.
 describe('ordering by observed speed (ROUTING=latency)', () => {
   let groq: FakeUpstream;
-  let cerebras: FakeUpstream;
+  let nvidia: FakeUpstream;
   let freeway: RunningFreeway | undefined;
   /** Values handed to the router's Math.random, in order; 0.99 (no exploration) when empty. */
   let dice: number[];
-  const keys = keyHeaders('groq', 'cerebras');
+  const keys = keyHeaders('groq', 'nvidia');
 
   before(async () => {
-    [groq, cerebras] = await Promise.all([startUpstream(faults.slow(150, 'slow groq')), startUpstream(faults.ok('fast cerebras'))]);
+    [groq, nvidia] = await Promise.all([startUpstream(faults.slow(150, 'slow groq')), startUpstream(faults.ok('fast nvidia'))]);
   });
   beforeEach(() => {
     dice = [];
   });
   afterEach(() => freeway?.close());
-  after(() => Promise.all([groq.close(), cerebras.close()]));
+  after(() => Promise.all([groq.close(), nvidia.close()]));
 
   async function start(routing: string): Promise<RunningFreeway> {
     freeway = await startFreeway({
-      env: { GROQ_BASE_URL: groq.url, CEREBRAS_BASE_URL: cerebras.url, ROUTING: routing, ROUTING_EXPLORE_SHARE: '0.05' },
+      env: { GROQ_BASE_URL: groq.url, NVIDIA_BASE_URL: nvidia.url, ROUTING: routing, ROUTING_EXPLORE_SHARE: '0.05' },
       random: () => dice.shift() ?? 0.99,
     });
     return freeway;
   }
 
-  /** free:fast's candidates with a groq and a cerebras key: each provider's current fast models, groq first. */
+  /** free:fast's candidates with a groq and an NVIDIA key: each provider's current fast models, groq first. */
   function fastCandidates(server: RunningFreeway): string[] {
-    return ['groq', 'cerebras'].flatMap((id) =>
+    return ['groq', 'nvidia'].flatMap((id) =>
       (server.catalog.providers.find((provider) => provider.id === id)?.models ?? [])
         .filter((model) => !model.deprecated && model.capabilities.includes('fast'))
         .map((model) => `${id}/${model.id}`),
@@ -49,18 +50,18 @@ describe('ordering by observed speed (ROUTING=latency)', () => {
   it('starts in priority order, explores now and then, and moves to the faster provider', async () => {
     const server = await start('latency');
     const candidates = fastCandidates(server);
-    const cerebrasIndex = candidates.findIndex((candidate) => candidate.startsWith('cerebras/'));
-    const cerebrasFirst = candidates[cerebrasIndex];
-    expect(cerebrasIndex, 'a cerebras candidate after the groq ones').to.be.greaterThan(0);
+    const nvidiaIndex = candidates.findIndex((candidate) => candidate.startsWith('nvidia/'));
+    const nvidiaFirst = candidates[nvidiaIndex];
+    expect(nvidiaIndex, 'an nvidia candidate after the groq ones').to.be.greaterThan(0);
     // Nothing measured yet: provider priority.
     expect(await modelFor(server)).to.equal(candidates[0]);
-    // The measured groq model leads; an exploring request (roll < 0.05) tries the first cerebras candidate
+    // The measured groq model leads; an exploring request (roll < 0.05) tries the first nvidia candidate
     // first: the router picks index 1 + floor(roll * (candidates - 1)), so roll in the middle of its slot.
-    const roll = (cerebrasIndex - 1 + 0.5) / (candidates.length - 1);
-    expect(await modelFor(server, [0.01, roll])).to.equal(cerebrasFirst);
+    const roll = (nvidiaIndex - 1 + 0.5) / (candidates.length - 1);
+    expect(await modelFor(server, [0.01, roll])).to.equal(nvidiaFirst);
     // Now measured faster than groq's 150 ms, it goes first without exploring.
-    expect(await modelFor(server)).to.equal(cerebrasFirst);
-    expect(await modelFor(server)).to.equal(cerebrasFirst);
+    expect(await modelFor(server)).to.equal(nvidiaFirst);
+    expect(await modelFor(server)).to.equal(nvidiaFirst);
   });
 
   it('ROUTING=priority ignores speed and never explores', async () => {
@@ -73,7 +74,7 @@ describe('ordering by observed speed (ROUTING=latency)', () => {
 
   it('explores about ROUTING_EXPLORE_SHARE of requests with real randomness', async () => {
     freeway = await startFreeway({
-      env: { GROQ_BASE_URL: groq.url, CEREBRAS_BASE_URL: cerebras.url, ROUTING: 'latency', ROUTING_EXPLORE_SHARE: '0.5' },
+      env: { GROQ_BASE_URL: groq.url, NVIDIA_BASE_URL: nvidia.url, ROUTING: 'latency', ROUTING_EXPLORE_SHARE: '0.5' },
     });
     groq.handle(faults.ok('fast groq'));
     const models = new Set<string | null>();
