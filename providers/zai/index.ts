@@ -38,7 +38,8 @@ const zai: ProviderPlugin = {
   // No listing: Z.AI documents no model list endpoint. No reasoningEffort: GLM-4.x thinking is a switch
   // (`thinking.type` enabled | disabled), not an effort level.
   models: [
-    // 200K context ("GLM-4.7-Flash | 200K" in the pricing table); "the GLM-4.7 GLM-4.6 series supports 128K maximum
+    // 200K context (Z.AI's deployment as AI gateways list it: vercel.com/ai-gateway/models/glm-4.7-flash, and
+    // anomalyco/models.dev providers/zai/models/glm-4.7-flash.toml); "the GLM-4.7 GLM-4.6 series supports 128K maximum
     // output" (max_tokens up to 131072, chat-completion reference). Thinking is on by default; tools are taken.
     { id: 'glm-4.7-flash', capabilities: ['fast', 'reasoning', 'tool-use', 'long-context'], contextWindow: 200_000, maxOutputTokens: 131_072 },
     // "GLM-4.6V-Flash: Lightweight, Completely Free", video, image, text and file in, 128K context
