@@ -1,8 +1,9 @@
 /**
  * Writes every generated part of the documentation from the code it describes:
  * the error table of docs/errors.md (the error catalogue), the settings table of
- * docs/configuration.md (the settings table) and the failover table of
- * docs/routing.md (the failover policy). Tests fail when one is stale.
+ * docs/configuration.md (the settings table), the failover table of
+ * docs/routing.md (the failover policy) and the provider tables of README.md and
+ * docs/keys.md (the provider plugins). Tests fail when one is stale.
  *
  *   npm run docs
  */
@@ -10,12 +11,18 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { withSettingsTable } from '../server/config/describe.ts';
 import { errorsDocPath, errorsDocSource } from './errors-doc.ts';
+import { loadProviderPlugins } from '../providers/loader.ts';
+import { keysDocPath, keysDocSource, readmePath, readmeSource } from './providers-doc.ts';
 import { routingDocPath, routingDocSource } from './routing-doc.ts';
+
+const plugins = await loadProviderPlugins();
 
 const pages: ReadonlyArray<readonly [URL, (page: string) => string]> = [
   [errorsDocPath, errorsDocSource],
   [new URL('../docs/configuration.md', import.meta.url), withSettingsTable],
   [routingDocPath, routingDocSource],
+  [readmePath, (page) => readmeSource(page, plugins)],
+  [keysDocPath, (page) => keysDocSource(page, plugins)],
 ];
 
 for (const [path, write] of pages) {

@@ -9,10 +9,11 @@
  */
 import { randomInt } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadProviderPlugins } from '../providers/loader.ts';
+import { keysDocPath, keysDocSource, readmePath, readmeSource } from './providers-doc.ts';
 
 const usage = 'usage: npm run new-provider <id> [-- --dir <providers folder>]';
 
@@ -22,7 +23,8 @@ function fail(message: string): never {
 }
 
 const args = process.argv.slice(2);
-let dir = fileURLToPath(new URL('../providers/', import.meta.url));
+const repositoryProviders = fileURLToPath(new URL('../providers/', import.meta.url));
+let dir = repositoryProviders;
 const positional: string[] = [];
 for (let i = 0; i < args.length; i++) {
   const arg = args[i] as string;
@@ -129,4 +131,11 @@ export default fixtures;
 await mkdir(folder);
 await writeFile(join(folder, 'index.ts'), index);
 await writeFile(join(folder, 'fixtures.ts'), fixtures);
-console.log(`new-provider: created ${folder}/index.ts and fixtures.ts (priority ${priority}). Replace the TODO placeholders, then run npm test.`);
+if (dir === repositoryProviders) {
+  // The README's and docs/keys.md's provider tables, with the new row (npm run docs writes them again after edits).
+  const plugins = await loadProviderPlugins(dir);
+  for (const [path, write] of [[readmePath, readmeSource], [keysDocPath, keysDocSource]] as const) {
+    await writeFile(path, write(await readFile(path, 'utf8'), plugins));
+  }
+}
+console.log(`new-provider: created ${folder}/index.ts and fixtures.ts (priority ${priority}). Replace the TODO placeholders, run npm run docs to write its rows again, then npm test.`);

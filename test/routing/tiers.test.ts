@@ -1,9 +1,9 @@
 /**
- * Free tiers first: an alias spends money only when nothing free could answer. The providers compared
+ * Free tiers first: an alias spends money only when nothing free could answer (the README's provider
+ * table, written from the same plugins, is checked in test/ops/docs-providers.test.ts). The providers compared
  * here are taken from the plugins' own `tier` and `priority`, never from a list.
  */
 import { expect } from 'chai';
-import { readFileSync } from 'node:fs';
 import { buildCatalog, tierRank } from '../../catalog/catalog.ts';
 import type { ProviderPlugin } from '../../providers/types.ts';
 import { startFreeway } from '../support/freeway.ts';
@@ -26,11 +26,6 @@ function costlierFirstByPriority(): [ProviderPlugin, ProviderPlugin] | undefined
 }
 
 describe('free tiers first', function () {
-  it("README's tiers table says what each plugin's tier says, with its source and the day it was checked", function () {
-    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-    for (const plugin of plugins) expect(readme, plugin.id).to.include(`| ${plugin.name} | ${plugin.tier.tier} | ${plugin.tier.source} (${plugin.tier.checked}) |`);
-  });
-
   it('in every alias, no model of a costlier tier comes before a model of a free one', function () {
     for (const alias of catalog.aliases) {
       const ranks = alias.models.map((model) => tierRank(model.provider));
