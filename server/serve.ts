@@ -82,9 +82,12 @@ function serve(config: Config): void {
     if (!stopping) freeway.readiness.phase = 'ready';
     const address = server.address();
     const port = typeof address === 'object' && address ? address.port : config.server.port;
-    const overrides = config.providers.baseURLOverrides.length > 0 ? `; ${config.providers.baseURLOverrides.join(', ')}` : '';
     if (clustered) logger.info(`worker listening on http://${config.server.host}:${port}`);
-    else logger.info(`Freeway listening on http://${config.server.host}:${port} (${catalog.providers.length} providers, ${catalog.models.length} models${overrides})`);
+    else {
+      logger.info(`Freeway listening on http://${config.server.host}:${port} (${catalog.providers.length} providers, ${catalog.models.length} models)`);
+      // An environment set up for other tools can hold an <ID>_BASE_URL (Ollama's read OLLAMA_BASE_URL): never unnoticed.
+      for (const override of config.providers.baseURLOverrides) logger.warn(override);
+    }
     if (stopRequested) stop('shutdown request');
   });
 
@@ -135,3 +138,4 @@ function serve(config: Config): void {
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
 }
+

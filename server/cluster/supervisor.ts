@@ -103,6 +103,8 @@ function watchStartUp(config: Config, logger: Logger, state: Supervision): void 
     if (state.listening !== config.server.workers) return;
     const where = config.state.redisUrl ? 'Redis' : 'the primary process';
     logger.info(`Freeway listening on http://${config.server.host}:${address.port} (${config.server.workers} workers; rate limits and health in ${where})`);
+    // An environment set up for other tools can hold an <ID>_BASE_URL (Ollama's read OLLAMA_BASE_URL): never unnoticed.
+    for (const override of config.providers.baseURLOverrides) logger.warn(override);
   });
 }
 

@@ -33,13 +33,14 @@ export interface Config {
   readonly models: ModelsConfig;
   readonly api: Values<Table['api']>;
   readonly keyChecks: Values<Table['keyChecks']>;
+  readonly anonymous: Values<Table['anonymous']>;
   readonly logging: Values<Table['logging']>;
   /** Where `GET /metrics` is served: off, on the main listener, or on a listener of its own. */
   readonly metrics: MetricsConfig;
   readonly providers: {
     /** Provider id -> upstream base URL, defaults overridden by `<ID>_BASE_URL`. */
     readonly baseURLs: ReadonlyMap<string, string>;
-    /** The `<ID>_BASE_URL` overrides as `NAME=url` (without any credentials), for the start-up line. */
+    /** The `<ID>_BASE_URL` overrides in words (`NAME=url sends X's calls there, not to ...`, without any credentials), for the start-up warnings. */
     readonly baseURLOverrides: readonly string[];
   };
 }
@@ -68,7 +69,7 @@ function baseURLs(env: Env, plugins: readonly ProviderPlugin[]): Config['provide
       const url = baseURL(name, override);
       urls.set(plugin.id, url);
       const { origin, pathname } = new URL(url);
-      overrides.push(`${name}=${origin}${pathname === '/' ? '' : pathname}`);
+      overrides.push(`${name}=${origin}${pathname === '/' ? '' : pathname} sends ${plugin.name}'s calls there, not to ${plugin.baseURL}`);
     } else {
       urls.set(plugin.id, plugin.baseURL.replace(/\/+$/, ''));
     }

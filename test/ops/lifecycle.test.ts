@@ -130,6 +130,17 @@ describe('process lifecycle (server/main.ts)', function () {
     return { url, output, exited };
   }
 
+  it('warns at start-up of every <ID>_BASE_URL in effect: OLLAMA_BASE_URL set for a local Ollama never sends cloud calls there unnoticed', async () => {
+    const server = await startMain({ OLLAMA_BASE_URL: 'http://localhost:11434' });
+    await new Promise((r) => setTimeout(r, 100));
+    const lines = server.output.join('').split('\n').filter((line) => line.includes('_BASE_URL='));
+    const ollama = lines.map((line) => JSON.parse(line) as { level: number; msg: string }).find((line) => line.msg.startsWith('OLLAMA_BASE_URL='));
+    expect(ollama, server.output.join('')).to.deep.include({ level: 40, msg: "OLLAMA_BASE_URL=http://localhost:11434 sends Ollama Cloud's calls there, not to https://ollama.com/v1" });
+    expect(lines.some((line) => line.includes(`GROQ_BASE_URL=${upstream.url}`))).to.equal(true);
+    child?.kill('SIGTERM');
+    expect(await server.exited).to.equal(0);
+  });
+
   it('listens, answers, and exits 0 on SIGTERM when idle', async () => {
     const server = await startMain();
     const health = await fetch(`${server.url}/health`);
