@@ -41,6 +41,7 @@ import { curatedUsable, liveUsable } from './api/providers/usable.ts';
 import { probes, type Readiness } from './http/probes.ts';
 import { serveConsole } from './http/console.ts';
 import { errorHandler } from './http/error-handler.ts';
+import { anonymousAccess } from './http/anonymous.ts';
 import { cachedModels, createKeyReader, createLatencyTracker, createModelSource, createRouter, createUpstreamFetch, healthPolicy } from './routing/index.ts';
 
 export interface AppDeps {
@@ -296,6 +297,16 @@ export function createApp(deps: AppDeps): FreewayApp {
   app.use('/v1/messages', anthropicErrors());
   app.use('/v1/models', anthropicErrors(speaksAnthropic));
   app.use('/v1', rateLimit);
+  app.use(
+    '/v1',
+    anonymousAccess({
+      plugins: deps.catalog.providers,
+      mode: config.anonymous.mode,
+      perMinute: config.anonymous.perMinute,
+      clientOf: services.clientOf,
+      maxClients: config.rateLimit.maxClients,
+    }),
+  );
 
   mountRoutes(app, deps, services, handlers);
 

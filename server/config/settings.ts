@@ -237,6 +237,20 @@ export const settings = {
     perMinute: integer({ env: 'KEY_CHECKS_PER_MINUTE', default: 30, min: 1, doc: 'Key checks one client may cause per minute' }),
     timeoutMs: integer({ env: 'KEY_CHECK_TIMEOUT_MS', default: 10_000, min: 1, doc: 'All key checks of one request together' }),
   },
+  anonymous: {
+    mode: choice({
+      env: 'ANONYMOUS',
+      default: 'local',
+      choices: ['off', 'local', 'on'],
+      doc: "Who may ask for calls without a key (`X-Ovhcloud-Key: anonymous`, for providers that document them), which spend this instance's address's allowance: `local` callers on loopback and private addresses (as `TRUST_PROXY` resolves them), `on` anyone, `off` nobody; others get a 403 ([docs/keys.md](keys.md#calls-without-a-key))",
+    }),
+    perMinute: integer({
+      env: 'ANONYMOUS_PER_MINUTE',
+      default: 4,
+      min: 1,
+      doc: "Requests without a key one client may make a minute (in this process), so that one caller cannot spend the address's allowance for everyone; past it a 429",
+    }),
+  },
   logging: {
     level: choice({ env: 'LOG_LEVEL', default: 'info', choices: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], doc: 'Least severe level logged' }),
     format: choice({ env: 'LOG_FORMAT', default: 'json', choices: ['json', 'pretty'], doc: '`json` (one object per line) or `pretty` (pino-pretty, for a terminal)' }),
@@ -265,6 +279,7 @@ export const groupTitles: Readonly<Record<keyof typeof settings, string>> = {
   models: 'Live model lists',
   api: 'APIs',
   keyChecks: 'Key checks',
+  anonymous: 'Calls without a key',
   logging: 'Logging',
   metrics: 'Metrics',
 };

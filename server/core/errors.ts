@@ -12,6 +12,7 @@
 export type ErrorType =
   | 'invalid_request_error'
   | 'authentication_error'
+  | 'permission_error'
   | 'rate_limit_error'
   | 'server_error'
   | 'freeway_all_providers_failed'
@@ -157,6 +158,24 @@ export const errorCatalogue = {
     type: 'authentication_error',
     message: 'No provider key for {what}. Send one of: {headers}.',
     remedy: 'Send a key of at least one provider the alias routes to, in its X-<Provider>-Key header.',
+  },
+  FREEWAY_ANONYMOUS_OFF: {
+    status: 403,
+    type: 'permission_error',
+    message: '{header}: calls without a key are turned off on this Freeway (ANONYMOUS=off). Send a key in {header}.',
+    remedy: 'Send a key of the provider, or ask the operator to set ANONYMOUS=local or on.',
+  },
+  FREEWAY_ANONYMOUS_NOT_LOCAL: {
+    status: 403,
+    type: 'permission_error',
+    message: '{header}: calls without a key spend this Freeway\'s own allowance at the provider, and are only for callers on its machine or private network (ANONYMOUS=local). Send a key in {header}.',
+    remedy: 'Send a key of the provider, or ask the operator to set ANONYMOUS=on.',
+  },
+  FREEWAY_ANONYMOUS_RATE_LIMITED: {
+    status: 429,
+    type: 'rate_limit_error',
+    message: 'Rate limit exceeded. Retry after {seconds} seconds. Calls without a key are limited to {perMinute} a minute per client (ANONYMOUS_PER_MINUTE).',
+    remedy: 'Wait the `Retry-After` seconds, or send a key of the provider: calls without one share this Freeway\'s allowance with every caller.',
   },
   FREEWAY_UNSUPPORTED_REQUEST: {
     status: 400,

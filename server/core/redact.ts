@@ -1,5 +1,6 @@
 import { sharedKeyPatterns } from '../../providers/redaction.ts';
 import type { ProviderPlugin } from '../../providers/types.ts';
+import { isAnonymous } from './keys.ts';
 
 export const REDACTED = '[REDACTED]';
 
@@ -42,12 +43,12 @@ const HASH_TOP = (() => {
 /** ASCII letters folded to lower case; keys are printable ASCII, so nothing else can match them. */
 const fold = (code: number): number => (code >= 65 && code <= 90 ? code + 32 : code);
 
+/** A request's keys; `anonymous` is a marker, not a key, and stays in messages. */
 function keysOf(source: RequestKeys): string[] {
   const entries = source instanceof Map ? (source as ReadonlyMap<string, string | readonly string[]>).values() : (source as Iterable<string | readonly string[]>);
   const keys: string[] = [];
   for (const entry of entries) {
-    if (typeof entry === 'string') keys.push(entry);
-    else keys.push(...entry);
+    for (const key of typeof entry === 'string' ? [entry] : entry) if (!isAnonymous(key)) keys.push(key);
   }
   return keys;
 }

@@ -1,5 +1,6 @@
 import type { FetchFunction, ListedModel, ProviderPlugin } from '../../providers/types.ts';
 import { matchingRule } from '../../providers/error-rules.ts';
+import { authHeadersFor } from '../core/keys.ts';
 
 /** What one model listing with one key came to. */
 export type ListingResult =
@@ -77,7 +78,7 @@ async function fetchPage(plugin: ProviderPlugin, url: string, { key, fetch, limi
   const timeout = AbortSignal.timeout(limits.timeoutMs);
   const response = await fetch(url, {
     method: 'GET',
-    headers: { accept: 'application/json', ...plugin.authHeaders(key) },
+    headers: { accept: 'application/json', ...authHeadersFor(plugin, key) },
     signal: signal ? AbortSignal.any([timeout, signal]) : timeout,
     redirect: 'error',
   });

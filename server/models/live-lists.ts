@@ -1,5 +1,6 @@
 import type { Capability, FetchFunction, ListedModel, ProviderPlugin } from '../../providers/types.ts';
 import type { ModelsConfig } from '../config/index.ts';
+import { isAnonymous } from '../core/keys.ts';
 import type { HealthStore } from '../state/health.ts';
 import { createBoundedMap } from '../state/bounded-map.ts';
 import type { KnowledgeStore } from '../state/knowledge.ts';
@@ -177,7 +178,8 @@ export function createLiveLists(deps: LiveListDeps): LiveLists {
 
   return {
     lists(provider, keys, healthIds, client) {
-      if (!config.live || !provider.listing) return none;
+      // Calls without a key (`anonymous`) serve the curated models: nothing is listed for them.
+      if (!config.live || !provider.listing || keys.some(isAnonymous)) return none;
       const at = now();
       let result: Array<LiveList | undefined> | undefined;
       let waits: Array<Promise<void>> | undefined;

@@ -1,10 +1,9 @@
 import type { ProviderPlugin } from '../../providers/types.ts';
 import { freewayError, type HttpError } from '../core/errors.ts';
-import type { KeyPool, KeyReader } from '../core/keys.ts';
+import { ANONYMOUS, type KeyPool, type KeyReader } from '../core/keys.ts';
 
 /** The most keys one provider's header may carry. */
 export const MAX_KEYS_PER_HEADER = 16;
-
 
 const invalid = (problem: string): HttpError => freewayError('FREEWAY_INVALID_KEY_HEADER', { problem });
 
@@ -14,6 +13,7 @@ const invalid = (problem: string): HttpError => freewayError('FREEWAY_INVALID_KE
  */
 function splitPool(plugin: ProviderPlugin, header: string, value: string): KeyPool {
   if (!value.includes(',')) {
+    if (value.toLowerCase() === ANONYMOUS) return anonymousPool(plugin, header);
     const problem = keyHeaderProblem(header, value) ?? plugin.checkKey?.(value);
     if (problem) throw invalid(problem);
     return [value];
@@ -27,6 +27,7 @@ function splitPool(plugin: ProviderPlugin, header: string, value: string): KeyPo
     const key = (parts[i] as string).trim();
     const position = i + 1;
     if (key === '') throw invalid(`${header}: key ${position} is empty.`);
+    if (key.toLowerCase() === ANONYMOUS) throw invalid(`${header}: \`anonymous\` asks for calls without a key, and must be sent alone, not in a key pool.`);
     const same = pool.indexOf(key);
     if (same !== -1) throw invalid(`${header}: key ${position} repeats key ${same + 1}.`);
     const problem = keyHeaderProblem(header, key) ?? plugin.checkKey?.(key);
@@ -35,6 +36,12 @@ function splitPool(plugin: ProviderPlugin, header: string, value: string): KeyPo
     pool.push(key);
   }
   return pool;
+}
+
+/** `anonymous`: calls without a key, for a provider that documents them; a 400 naming the header for any other. */
+function anonymousPool(plugin: ProviderPlugin, header: string): KeyPool {
+  if (!plugin.anonymous) throw invalid(`${header}: \`anonymous\` asks for calls without a key, which ${plugin.name} does not offer: send a ${plugin.name} key.`);
+  return [ANONYMOUS];
 }
 
 /** Printable ASCII, the only characters a key can have; anything else would be re-encoded on its way upstream. */

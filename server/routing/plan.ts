@@ -3,7 +3,7 @@ import type { Capability } from '../../providers/types.ts';
 import type { RoutingStrategy } from '../config/index.ts';
 import { freewayError } from '../core/errors.ts';
 import type { HealthView } from './health.ts';
-import type { KeySet } from '../core/keys.ts';
+import { isAnonymous, type KeySet } from '../core/keys.ts';
 import type { LiveList } from '../models/live-lists.ts';
 import type { Quarantined } from '../models/quarantine.ts';
 import type { KeyView } from '../models/views.ts';
@@ -204,11 +204,14 @@ function learntModels(input: PlanInput, providerKeys: ReadonlyMap<string, Provid
   return result;
 }
 
+/** A candidate's tier: its provider's, or free for a call without a key (the provider's own free use). */
+const tierOf = (candidate: Candidate): number => (isAnonymous(candidate.key) ? 0 : tierRank(candidate.model.provider));
+
 /** How many candidates, from the first, share the first one's tier. */
 function countSameTier(ready: readonly Candidate[]): number {
-  const first = tierRank((ready[0] as Candidate).model.provider);
+  const first = tierOf(ready[0] as Candidate);
   let count = 1;
-  while (count < ready.length && tierRank((ready[count] as Candidate).model.provider) === first) count += 1;
+  while (count < ready.length && tierOf(ready[count] as Candidate) === first) count += 1;
   return count;
 }
 
@@ -224,7 +227,7 @@ function orderCandidates(input: PlanInput, models: readonly CatalogModel[], prov
     ready.push({ model, key: first.key, healthId: first.healthId, tier: first.tier, keyPosition: first.position, keyCount: count, order, ms });
   });
   // A half-open key keeps its place: the request that reaches it is its probe.
-  ready.sort((a, b) => tierRank(a.model.provider) - tierRank(b.model.provider) || a.ms - b.ms || a.order - b.order);
+  ready.sort((a, b) => tierOf(a) - tierOf(b) || a.ms - b.ms || a.order - b.order);
   const sameTier = ready.length > 1 ? countSameTier(ready) : 1;
   if (latencyRouting && sameTier > 1 && input.random() < input.exploreShare) {
     // Keep the estimates of the others fresh: now and then one of them goes first, never one of a costlier tier.

@@ -6,6 +6,7 @@ import type { Attempt, AttemptControl } from './attempt.ts';
 import type { Candidate } from './plan.ts';
 import { isFirstOutput, normaliseAnswer, partNormaliser, type PartNormaliser, type RoutedAnswer, type RoutedContent, type RoutedFinish, type RoutedPart } from './stream-parts.ts';
 import { BeforeRequest, ResponseTooLarge } from './upstream-errors.ts';
+import { authHeadersFor } from '../core/keys.ts';
 
 /** Everything an attempt needs except the abort signal, built once per request by a client API's mapping. */
 export type CallOptions = Omit<LanguageModelV4CallOptions, 'abortSignal'>;
@@ -119,7 +120,7 @@ function callOptions(call: UpstreamCall, candidate: Candidate, control: AttemptC
     reasoning: candidate.model.spec.reasoningEffort === true ? call.options.reasoning : undefined,
     // The model's maximum when it takes less than the caller's budget (an upper bound).
     maxOutputTokens: candidate.maxOutputTokens ?? call.options.maxOutputTokens,
-    headers: provider.authHeaders(candidate.key),
+    headers: authHeadersFor(provider, candidate.key),
     abortSignal: control.signal,
     providerOptions: extras === undefined ? undefined : { [provider.id]: extras },
   };

@@ -1,6 +1,7 @@
 import type { ClientRateLimitInfo, Options, Store } from 'express-rate-limit';
 import type { Logger } from 'pino';
 import type { Config } from '../config/index.ts';
+import { ANONYMOUS } from '../core/keys.ts';
 import { createMemoryHealthRecords, type HealthPolicy, type HealthStore } from './health.ts';
 import { createSlidingWindowStore } from './sliding-window-store.ts';
 import { closeRedis, connectRedis } from './redis/client.ts';
@@ -45,7 +46,7 @@ export function createStores(config: Config, logger: Logger, policy: HealthPolic
   const healthStore =
     given.healthStore ??
     (redis
-      ? withHealthFallback(createRedisHealthStore(redis, policy), policy, warn, 'Redis')
+      ? withLocalAnonymous(withHealthFallback(createRedisHealthStore(redis, policy), policy, warn, 'Redis'), createMemoryHealthRecords(policy, undefined, undefined, config.state.healthMaxRecords))
       : createMemoryHealthRecords(policy, undefined, undefined, config.state.healthMaxRecords));
   const rateLimitStore = given.rateLimitStore ?? (redis
       ? failOpen(createRedisRateLimitStore(redis, { maxClients: config.rateLimit.maxClients }), warn, 'Redis')
@@ -68,6 +69,31 @@ export function createStores(config: Config, logger: Logger, policy: HealthPolic
       await healthStore.close();
       await knowledgeStore.close();
       if (redis) await closeRedis(redis);
+    },
+  };
+}
+
+/**
+ * Calls without a key spend this instance's address's allowance, which no other instance shares:
+ * their health (`provider:anonymous`) stays in this process's memory, never in Redis.
+ */
+export function withLocalAnonymous(shared: HealthStore, local: HealthStore): HealthStore {
+  const isLocal = (id: string): boolean => id.endsWith(`:${ANONYMOUS}`);
+  const storeOf = (id: string): HealthStore => (isLocal(id) ? local : shared);
+  return {
+    async get(ids) {
+      if (!ids.some(isLocal)) return shared.get(ids);
+      const [remote, here] = await Promise.all([shared.get(ids.filter((id) => !isLocal(id))), local.get(ids.filter(isLocal))]);
+      let r = 0;
+      let h = 0;
+      return ids.map((id) => (isLocal(id) ? here[h++] : remote[r++]));
+    },
+    record: (id, outcome, now) => storeOf(id).record(id, outcome, now),
+    claimProbe: (id, now) => storeOf(id).claimProbe(id, now),
+    nextTurn: (id, now) => storeOf(id).nextTurn(id, now),
+    async close() {
+      await shared.close();
+      await local.close();
     },
   };
 }

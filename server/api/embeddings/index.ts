@@ -6,7 +6,7 @@ import { lookUpModel } from '../lookup.ts';
 import { runWholeCall } from '../whole-call.ts';
 import { checkForModels, parseEmbeddingsRequest, type EmbeddingsRequest } from './request.ts';
 import { beginCall, type AttemptControl, type Candidate, type Router } from '../../routing/index.ts';
-import type { KeyReader } from '../../core/keys.ts';
+import { authHeadersFor, type KeyReader } from '../../core/keys.ts';
 
 export type EmbeddingModelSource = (model: CatalogModel) => Promise<EmbeddingModelV4>;
 
@@ -47,7 +47,7 @@ async function embedAll(request: EmbeddingsRequest, models: EmbeddingModelSource
     : request.user === undefined
       ? undefined
       : { user: request.user };
-  const headers = provider.authHeaders(key);
+  const headers = authHeadersFor(provider, key);
   const { texts } = request;
   const vectors: number[][] = [];
   let tokens: number | undefined = 0;

@@ -3,6 +3,7 @@ import type { FetchFunction, ProviderPlugin } from '../../../providers/types.ts'
 import type { Redactor } from '../../core/redact.ts';
 import type { KeyCheckResult } from '../../state/key-checks.ts';
 import { classifyFailure } from '../../routing/index.ts';
+import { authHeadersFor } from '../../core/keys.ts';
 
 /** The most of an error answer read to classify it. */
 const MAX_ERROR_BODY_BYTES = 16 * 1024;
@@ -60,7 +61,7 @@ export async function checkOneKey({ plugin, url, key, fetch, signal, redact }: K
   const keys = new Map([[plugin.id, key]]);
   let response: Response;
   try {
-    response = await fetch(url, { method: 'GET', headers: { accept: 'application/json', ...plugin.authHeaders(key) }, signal });
+    response = await fetch(url, { method: 'GET', headers: { accept: 'application/json', ...authHeadersFor(plugin, key) }, signal });
   } catch (error) {
     return { result: 'failed', reason: signal.aborted ? 'timeout' : redact(`connection error: ${error instanceof Error ? error.message : String(error)}`, keys) };
   }

@@ -9,7 +9,7 @@ import { runWholeCall } from '../whole-call.ts';
 import { parseTranscriptionRequest, type TranscriptionRequest } from './request.ts';
 import { renderTranscript, type Transcript } from './response.ts';
 import { beginCall, type AttemptControl, type Candidate, type Router } from '../../routing/index.ts';
-import type { KeyReader } from '../../core/keys.ts';
+import { authHeadersFor, type KeyReader } from '../../core/keys.ts';
 
 export type TranscriptionModelSource = (model: CatalogModel) => Promise<TranscriptionModelV4>;
 
@@ -38,7 +38,7 @@ async function transcribe(request: TranscriptionRequest, models: TranscriptionMo
     return model.doGenerate({
       audio: request.audio,
       mediaType: request.mediaType,
-      headers: provider.authHeaders(key),
+      headers: authHeadersFor(provider, key),
       abortSignal: control.signal,
       providerOptions: options === undefined ? undefined : { [provider.id]: options },
     });

@@ -1,0 +1,76 @@
+import type { Request, RequestHandler } from 'express';
+import { rateLimit } from 'express-rate-limit';
+import { BlockList, isIP } from 'node:net';
+import type { ProviderPlugin } from '../../providers/types.ts';
+import { freewayError } from '../core/errors.ts';
+import { ANONYMOUS } from '../core/keys.ts';
+import { createSlidingWindowStore } from '../state/sliding-window-store.ts';
+
+/**
+ * Calls without a key spend this instance's address's allowance at the provider, for
+ * everyone who uses it. Who may ask for them is the operator's choice (ANONYMOUS), and
+ * each client may make only ANONYMOUS_PER_MINUTE of them, so that one caller cannot
+ * spend the allowance for everyone.
+ */
+
+export interface AnonymousAccessOptions {
+  readonly plugins: readonly ProviderPlugin[];
+  /** ANONYMOUS: `local` lets callers on loopback and private addresses ask, `on` anyone, `off` nobody. */
+  readonly mode: 'off' | 'local' | 'on';
+  /** ANONYMOUS_PER_MINUTE. */
+  readonly perMinute: number;
+  /** The rate limit's client of a request (its address, or its IPv6 prefix). */
+  readonly clientOf: (req: Request) => string;
+  /** RATE_LIMIT_MAX_CLIENTS: the most clients whose anonymous calls are counted at once. */
+  readonly maxClients: number;
+}
+
+/** Loopback, private (RFC 1918), link-local and unique local addresses. */
+const localRanges = new BlockList();
+for (const [network, prefix] of [['127.0.0.0', 8], ['10.0.0.0', 8], ['172.16.0.0', 12], ['192.168.0.0', 16], ['169.254.0.0', 16]] as const) localRanges.addSubnet(network, prefix, 'ipv4');
+for (const [network, prefix] of [['::1', 128], ['fc00::', 7], ['fe80::', 10]] as const) localRanges.addSubnet(network, prefix, 'ipv6');
+
+const MAPPED_IPV4 = '::ffff:';
+
+/** Whether a caller's address (as TRUST_PROXY resolves it) is on this machine or its private network. */
+export function isLocalAddress(address: string | undefined): boolean {
+  if (address === undefined) return false;
+  const plain = address.toLowerCase().startsWith(MAPPED_IPV4) && isIP(address.slice(MAPPED_IPV4.length)) === 4 ? address.slice(MAPPED_IPV4.length) : address;
+  const family = isIP(plain);
+  return family !== 0 && localRanges.check(plain, family === 4 ? 'ipv4' : 'ipv6');
+}
+
+/** The header of the first plugin with anonymous access that the request asks for it with, if any. */
+function anonymousHeader(req: Request, headers: readonly { readonly name: string; readonly header: string }[]): string | undefined {
+  for (const { name, header } of headers) {
+    const value = req.headers[name];
+    if (typeof value === 'string' && value.trim().toLowerCase() === ANONYMOUS) return header;
+  }
+  return undefined;
+}
+
+export function anonymousAccess({ plugins, mode, perMinute, clientOf, maxClients }: AnonymousAccessOptions): RequestHandler {
+  const headers = plugins.filter((plugin) => plugin.anonymous).map((plugin) => ({ name: plugin.header.toLowerCase(), header: plugin.header }));
+  const limit = rateLimit({
+    windowMs: 60_000,
+    limit: perMinute,
+    store: createSlidingWindowStore(undefined, undefined, maxClients),
+    keyGenerator: clientOf,
+    validate: false,
+    standardHeaders: false,
+    legacyHeaders: false,
+    handler(req, _res, next) {
+      const reset = (req as Request & { rateLimit?: { resetTime?: Date } }).rateLimit?.resetTime;
+      const seconds = Math.max(1, Math.ceil(((reset?.getTime() ?? Date.now() + 60_000) - Date.now()) / 1000));
+      next(freewayError('FREEWAY_ANONYMOUS_RATE_LIMITED', { seconds, perMinute }, { headers: { 'Retry-After': String(seconds) } }));
+    },
+  });
+  return (req, res, next) => {
+    if (headers.length === 0) return next();
+    const header = anonymousHeader(req, headers);
+    if (header === undefined) return next();
+    if (mode === 'off') return next(freewayError('FREEWAY_ANONYMOUS_OFF', { header }));
+    if (mode === 'local' && !isLocalAddress(req.ip)) return next(freewayError('FREEWAY_ANONYMOUS_NOT_LOCAL', { header }));
+    return limit(req, res, next);
+  };
+}
