@@ -10,6 +10,8 @@ const REMEMBER_KEY = 'freeway.remember';
 /** The value that asks for a provider's calls without a key. */
 export const ANONYMOUS = 'anonymous';
 const FREE_TIERS = ['free', 'free with limits'];
+/** What a key header can carry, as the server checks it: printable ASCII. */
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
 
 // --- Keys in the browser ------------------------------------------------------------------
 
@@ -55,7 +57,7 @@ export function keyHeaders() {
   const keys = currentKeys();
   for (const provider of state.providers) {
     const key = keys[provider.id];
-    if (key !== undefined && !state.refused.has(provider.id)) headers[provider.header] = key;
+    if (key !== undefined && PRINTABLE_ASCII.test(key) && !state.refused.has(provider.id)) headers[provider.header] = key;
   }
   return headers;
 }
@@ -268,13 +270,7 @@ export function renderKeyStates() {
 
 /** GET /v1/providers with `headers`: its answer, or why the server refused the headers. @param {Record<string, string>} headers @param {boolean} check @returns {Promise<ProviderRead>} */
 async function readProviders(headers, check) {
-  let response;
-  try {
-    response = await freeway(check ? '/v1/providers?check=1' : '/v1/providers', {}, headers);
-  } catch (error) {
-    // The browser itself refuses a header value it cannot send (a character outside Latin-1).
-    return { refused: `The browser cannot send it as a header (${messageOf(error)}): keys hold only printable ASCII characters.` };
-  }
+  const response = await freeway(check ? '/v1/providers?check=1' : '/v1/providers', {}, headers);
   if (response.status === 400) return { refused: await errorMessage(response) };
   if (!response.ok) throw new Error(await errorMessage(response));
   return { answer: /** @type {ProvidersAnswer} */ (await response.json()) };
@@ -288,14 +284,20 @@ async function readProviders(headers, check) {
  */
 async function readStates(check) {
   const keys = currentKeys();
+  /** @type {Map<string, string>} */
+  const refused = new Map();
   /** @type {Array<[Provider, string]>} */
-  const entered = state.providers.flatMap((provider) => (keys[provider.id] === undefined ? [] : [[provider, /** @type {string} */ (keys[provider.id])]]));
+  const entered = [];
+  for (const provider of state.providers) {
+    const key = keys[provider.id];
+    // A header value the browser would not even send: said here, as the server would say it.
+    if (key !== undefined && !PRINTABLE_ASCII.test(key)) refused.set(provider.id, `${provider.header} must contain only printable ASCII characters.`);
+    else if (key !== undefined) entered.push([provider, key]);
+  }
   const all = Object.fromEntries(entered.map(([provider, key]) => [provider.header, key]));
   const together = await readProviders(all, check);
   /** @type {Array<ProvidersAnswer>} */
   const answers = [];
-  /** @type {Map<string, string>} */
-  const refused = new Map();
   if (together.answer) answers.push(together.answer);
   else {
     const alone = await Promise.all(entered.map(([provider, key]) => readProviders({ [provider.header]: key }, check)));
@@ -336,7 +338,8 @@ async function checkKeys(afterCheck) {
   const { keys, budgetMessage } = await readStates(true);
   const refused = [...state.refused.keys()].map((id) => state.providers.find((provider) => provider.id === id)?.name ?? id);
   const checked = `Checked ${counted(keys, 'key')}.`;
-  const notChecked = refused.length > 0 ? ` ${listed(refused)}: ${refused.length === 1 ? 'its field' : 'their fields'} cannot be sent as ${refused.length === 1 ? 'it is' : 'they are'} (see the card).` : '';
+  const one = refused.length === 1;
+  const notChecked = refused.length > 0 ? ` ${listed(refused)}: ${one ? 'its field' : 'their fields'} cannot be sent as ${one ? 'it is' : 'they are'} (see the ${one ? 'card' : 'cards'}).` : '';
   status.textContent = budgetMessage ?? `${checked}${notChecked}`;
   if (afterCheck) await afterCheck();
 }

@@ -16,6 +16,8 @@ import { byId, buttonById, copyButton, counted, el, errorMessage, freeway, input
 
 /** The conversation so far, as sent with the next message. @type {Turn[]} */
 let history = [];
+/** Counts the conversations started: an answer that ends after "New conversation" is not kept. */
+let conversation = 0;
 /** @type {AbortController | undefined} */
 let running;
 /** The last request, for "Copy as curl". @type {{ path: string, body: Record<string, unknown> } | undefined} */
@@ -97,13 +99,12 @@ function currentApi() {
 }
 
 /**
- * Streams one answer into `answer`, filling `meta` as it comes; returns the text and whether the request failed.
+ * Streams one answer into `answer`, filling `meta` as it comes; returns its text (what came before a failure too).
  * @param {ClientApi} api @param {Record<string, unknown>} body @param {HTMLElement} answer @param {AnswerMeta} meta @param {AbortSignal} signal
  */
 async function stream(api, body, answer, meta, signal) {
   const started = performance.now();
   let text = '';
-  let failed = false;
   const error = byId('play-error');
   const response = await freeway(api.path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal }, keyHeaders());
   meta.provider = response.headers.get('X-Freeway-Provider') ?? '';
@@ -114,14 +115,11 @@ async function stream(api, body, answer, meta, signal) {
   setMeta('meta-attempts', meta.attempts || '–');
   if (!response.ok || !response.body) {
     error.textContent = await errorMessage(response);
-    return { text, failed: true };
+    return text;
   }
   await readEvents(response.body, (event, data) => {
     const step = api.read(event, data);
-    if (step.error) {
-      error.textContent = step.error;
-      failed = true;
-    }
+    if (step.error) error.textContent = step.error;
     if (step.text) {
       if (meta.firstTokenMs === undefined) {
         meta.firstTokenMs = Math.round(performance.now() - started);
@@ -134,7 +132,7 @@ async function stream(api, body, answer, meta, signal) {
     if (step.usage) meta.usage = step.usage;
   });
   if (meta.usage) setMeta('meta-usage', usageText(meta.usage));
-  return { text, failed };
+  return text;
 }
 
 /** @param {boolean} busy */
@@ -160,10 +158,11 @@ async function send() {
   turnElement('user', text);
   message.value = '';
   const answer = turnElement('assistant', '');
-  const body = api.body(history, { model: selectById('model').value || 'free:auto', system: textAreaById('system-prompt').value.trim(), temperature: numberField('temperature'), maxTokens: numberField('max-tokens') });
+  const body = api.body([...history], { model: selectById('model').value || 'free:auto', system: textAreaById('system-prompt').value.trim(), temperature: numberField('temperature'), maxTokens: numberField('max-tokens') });
   lastRequest = { path: api.path, body };
   buttonById('copy-curl').disabled = false;
   const controller = new AbortController();
+  const mine = conversation;
   running = controller;
   setBusy(true);
   const started = performance.now();
@@ -171,16 +170,16 @@ async function send() {
   const meta = { provider: '', model: '', attempts: '' };
   let answered = '';
   try {
-    answered = (await stream(api, body, answer.body, meta, controller.signal)).text;
+    answered = await stream(api, body, answer.body, meta, controller.signal);
   } catch (failure) {
-    error.textContent = controller.signal.aborted ? 'Stopped.' : `The request failed: ${messageOf(failure)}`;
+    if (mine === conversation) error.textContent = controller.signal.aborted ? 'Stopped.' : `The request failed: ${messageOf(failure)}`;
   } finally {
     meta.totalMs = Math.round(performance.now() - started);
     setMeta('meta-total', `${meta.totalMs} ms`);
     running = undefined;
     setBusy(false);
   }
-  finishTurn(answered, answer, meta, text);
+  if (mine === conversation) finishTurn(answered, answer, meta, text);
   await refreshStates().catch(() => {});
 }
 
@@ -202,6 +201,7 @@ function finishTurn(answered, answer, meta, asked) {
 
 function newConversation() {
   if (running) running.abort();
+  conversation += 1;
   history = [];
   byId('conversation').replaceChildren();
   byId('play-error').textContent = '';

@@ -226,11 +226,14 @@ describe('the console: the first ten minutes', function () {
       const groq = variantOf(keyFor('groq', 'good'), 2);
       await page.getByLabel('Groq key').fill(groq);
       await page.getByLabel('Cloudflare key').fill('cfut_0123456789abcdefghijkl');
+      // A character no header can carry: the browser would refuse to send it, so the page says it as the server would.
+      await page.getByLabel('Mistral key').fill('clé-0123456789');
       await page.getByRole('button', { name: 'Check keys' }).click();
       await page.locator('#key-cloudflare-state').getByText('Not checked: this field cannot be sent as it is. X-Cloudflare-Key must have the form account_id:api_token.').waitFor();
+      expect(await page.locator('#key-mistral-state').textContent()).to.equal('Not checked: this field cannot be sent as it is. X-Mistral-Key must contain only printable ASCII characters.');
       expect(await page.getByLabel('Cloudflare key').getAttribute('aria-invalid')).to.equal('true');
       await page.locator('#key-groq-state').getByText(/^Key 1: healthy/).waitFor();
-      expect(await page.locator('#keys-status').textContent()).to.equal('Checked 1 key. Cloudflare: its field cannot be sent as it is (see the card).');
+      expect(await page.locator('#keys-status').textContent()).to.equal('Checked 1 key. Mistral and Cloudflare: their fields cannot be sent as they are (see the cards).');
       // The playground leaves the refused header out, so the request is not a 400.
       await send(page, 'Say hello', 1);
       expect(await page.locator('.turn-assistant .turn-text').last().textContent()).to.equal('Hello there friend');
@@ -290,6 +293,30 @@ describe('the console: the first ten minutes', function () {
         await page.close();
       });
     }
+
+    it('the model picker offers what the keys can use, each model with its tier, and its quality where the model carries one', async function () {
+      const page = await bench.open();
+      // Model objects carry `quality` (a number or null) and `quality_source`; put in the answer here
+      // so that the picker is tested apart from where the figures come from.
+      await page.route('**/v1/models', async (route) => {
+        const response = await route.fetch();
+        const body = (await response.json()) as { data: Array<Record<string, unknown>> };
+        for (const model of body.data) if (model.owned_by === 'groq') Object.assign(model, model.id === 'groq/openai/gpt-oss-120b' ? { quality: 71, quality_source: 'test' } : { quality: null });
+        await route.fulfill({ response, json: body });
+      });
+      await page.getByLabel('Groq key').fill(keyFor('groq', 'good'));
+      await page.getByRole('button', { name: 'Check keys' }).click();
+      const picker = page.getByLabel('Model', { exact: true });
+      // Read again once the keys are checked.
+      await picker.locator('option', { hasText: 'quality 71' }).waitFor({ state: 'attached' });
+      expect(await picker.locator('option[value="groq/openai/gpt-oss-120b"]').textContent()).to.equal('groq/openai/gpt-oss-120b · free with limits · quality 71');
+      expect(await picker.locator('option[value="groq/openai/gpt-oss-20b"]').textContent()).to.equal('groq/openai/gpt-oss-20b · free with limits');
+      expect(await picker.locator('optgroup[label="Aliases"] option').first().textContent()).to.equal('free:auto');
+      // Only the providers with a key: no Google model without a Google key.
+      expect(await picker.locator('option[value^="google/"]').count()).to.equal(0);
+      expect(await page.locator('#models-table tbody tr').first().locator('td').last().textContent()).to.equal('71');
+      await page.close();
+    });
 
     it('temperature and the output budget reach the provider', async function () {
       const page = await bench.open();
