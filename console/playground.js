@@ -100,9 +100,9 @@ function currentApi() {
 
 /**
  * Streams one answer into `answer`, filling `meta` as it comes; returns its text (what came before a failure too).
- * @param {ClientApi} api @param {Record<string, unknown>} body @param {HTMLElement} answer @param {AnswerMeta} meta @param {AbortSignal} signal
+ * @param {{ api: ClientApi, body: Record<string, unknown>, answer: HTMLElement, meta: AnswerMeta, signal: AbortSignal }} call
  */
-async function stream(api, body, answer, meta, signal) {
+async function stream({ api, body, answer, meta, signal }) {
   const started = performance.now();
   let text = '';
   const error = byId('play-error');
@@ -170,7 +170,7 @@ async function send() {
   const meta = { provider: '', model: '', attempts: '' };
   let answered = '';
   try {
-    answered = await stream(api, body, answer.body, meta, controller.signal);
+    answered = await stream({ api, body, answer: answer.body, meta, signal: controller.signal });
   } catch (failure) {
     if (mine === conversation) error.textContent = controller.signal.aborted ? 'Stopped.' : `The request failed: ${messageOf(failure)}`;
   } finally {
