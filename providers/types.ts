@@ -354,6 +354,12 @@ export interface ProviderPlugin {
    * Written without flags; the redactor compiles them all into one expression.
    */
   readonly keyPatterns: readonly RegExp[];
+  /**
+   * How a key looks, for a person pasting one (the console's placeholder), where the literal start
+   * of `keyPatterns` does not say it: Cloudflare's `account_id:api_token`. Absent: derived from
+   * `keyPatterns` (`gsk_…`).
+   */
+  readonly keyHint?: string;
   readonly baseURL: string;
   /** Where a person gets a key (the provider's console). */
   readonly keyUrl: string;

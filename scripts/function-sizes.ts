@@ -4,7 +4,8 @@
  *   own:   the lines of its span that hold its own code (a line wholly inside a
  *          function nested in it counts for that one, not for this one), and
  *   total: every line of its span, nested functions included.
- * Functions in server/ keep to at most 80 own and 150 total lines, and to at
+ * Functions in server/ and in the console's script (console/*.js, checked through
+ * tsconfig.console.json) keep to at most 80 own and 150 total lines, and to at
  * most 4 positional parameters (test/ops/function-sizes.test.ts).
  *
  *   node scripts/function-sizes.ts            # the functions over the limits
@@ -111,18 +112,21 @@ export function sizesOf(file: SourceFile, path: string): FunctionSize[] {
   return found;
 }
 
-/** Every function in the files of the project at `root` (this repository's by default) under `under` (server/), as the compiler parses them. */
-export function functionSizes(under = 'server/', root = repoRoot): FunctionSize[] {
+/**
+ * Every function in the files of the project at `root` (this repository's by default) under `under`
+ * (server/), as the compiler parses them; `project` names the tsconfig that includes them.
+ */
+export function functionSizes(under = 'server/', root = repoRoot, project = 'tsconfig.json'): FunctionSize[] {
   const api = new API({ cwd: root });
   try {
-    const snapshot = api.updateSnapshot({ openProject: join(root, 'tsconfig.json') });
-    const [project] = snapshot.getProjects();
-    if (!project) throw new Error('tsconfig.json opened no project');
+    const snapshot = api.updateSnapshot({ openProject: join(root, project) });
+    const [opened] = snapshot.getProjects();
+    if (!opened) throw new Error(`${project} opened no project`);
     const sizes: FunctionSize[] = [];
-    for (const name of project.program.getSourceFileNames()) {
+    for (const name of opened.program.getSourceFileNames()) {
       const path = relative(root, name).split(sep).join('/');
       if (!path.startsWith(under) || path.endsWith('.d.ts')) continue;
-      const file = project.program.getSourceFile(name);
+      const file = opened.program.getSourceFile(name);
       if (file) sizes.push(...sizesOf(file, path));
     }
     return sizes;
@@ -141,9 +145,9 @@ export const describeParameters = (size: FunctionSize): string => `${size.file}:
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const all = process.argv.includes('--all');
-  const sizes = functionSizes().sort((a, b) => b.own - a.own || b.total - a.total);
+  const sizes = [...functionSizes(), ...functionSizes('console/', repoRoot, 'tsconfig.console.json')].sort((a, b) => b.own - a.own || b.total - a.total);
   const shown = all ? sizes : sizes.filter(isTooLarge);
   for (const size of shown) console.log(describeSize(size));
   for (const size of sizes.filter(hasTooManyParameters)) console.log(describeParameters(size));
-  console.log(`${sizes.length} functions in server/; ${sizes.filter(isTooLarge).length} over ${MAX_OWN_LINES} own or ${MAX_TOTAL_LINES} total lines; ${sizes.filter(hasTooManyParameters).length} with more than ${MAX_PARAMETERS} parameters`);
+  console.log(`${sizes.length} functions in server/ and console/; ${sizes.filter(isTooLarge).length} over ${MAX_OWN_LINES} own or ${MAX_TOTAL_LINES} total lines; ${sizes.filter(hasTooManyParameters).length} with more than ${MAX_PARAMETERS} parameters`);
 }

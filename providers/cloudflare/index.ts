@@ -91,6 +91,8 @@ const cloudflare: ProviderPlugin = {
   name: 'Cloudflare',
   header: 'X-Cloudflare-Key',
   keyPatterns: [/\bCF[A-Za-z0-9_-]{8,}/],
+  // The header carries the account id and an API token (checkKey below), not a token alone.
+  keyHint: 'account_id:api_token',
   baseURL: 'https://api.cloudflare.com/client/v4',
   keyUrl: 'https://dash.cloudflare.com/profile/api-tokens',
   // "Our free allocation allows anyone to use a total of 10,000 Neurons per day at no charge",

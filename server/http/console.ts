@@ -3,14 +3,17 @@ import { fileURLToPath } from 'node:url';
 import type { Express, RequestHandler } from 'express';
 
 /*
- * The web console: three static files in the package's `console/` folder, read
- * once at start-up and served from memory. The page loads nothing from anywhere
+ * The web console: static files in the package's `console/` folder (a page, its
+ * style, its ES modules, no build step), read once at start-up and served from memory. The page loads nothing from anywhere
  * else, and its policy forbids it: no inline script or style, no framing.
  */
 
+/** The page's ES modules: console.js starts the page and imports the others. */
+export const CONSOLE_MODULES = ['console.js', 'shared.js', 'keys.js', 'connect.js', 'playground.js', 'apis.js', 'models.js', 'usage.js', 'health.js'] as const;
+
 const files: ReadonlyArray<readonly [path: string, file: string, type: string]> = [
   ['/', 'index.html', 'text/html; charset=utf-8'],
-  ['/console/console.js', 'console.js', 'text/javascript; charset=utf-8'],
+  ...CONSOLE_MODULES.map((file) => [`/console/${file}`, file, 'text/javascript; charset=utf-8'] as const),
   ['/console/console.css', 'console.css', 'text/css; charset=utf-8'],
   ['/console/icon.svg', 'icon.svg', 'image/svg+xml'],
 ];

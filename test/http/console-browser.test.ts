@@ -1,34 +1,17 @@
 import { expect } from 'chai';
-import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
-import { startFreeway, type RunningFreeway } from '../support/freeway.ts';
+import type { Page } from 'playwright-core';
 import { faults } from '../support/faults.ts';
-import { openAIText, startUpstream, type FakeUpstream, type UpstreamHandler } from '../support/upstream.ts';
-import { checkablePlugins, keyCheckAnswers, keyFor } from '../support/checkable.ts';
-import { repoRoot } from '../support/process.ts';
+import { keyFor } from '../support/checkable.ts';
+import { benchPlugins, chromiumPath, defaultChat, noChromium, shoot, startConsoleBench, type ConsoleBench } from '../support/console-browser.ts';
 
 /*
  * The console in a real browser: Debian's chromium, driven by playwright-core,
  * against Freeway and a fake provider on 127.0.0.1. Screenshots of each view, at
  * a phone's and a desktop's size, go to test-output/console/.
  */
-const chromiumPath = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((path) => existsSync(path));
-const noChromium = 'Debian\'s chromium is not installed (apt-get install chromium; .ci/run installs it)';
-const shots = join(repoRoot, 'test-output', 'console');
-const sizes = { phone: { width: 390, height: 844 }, desktop: { width: 1280, height: 900 } } as const;
-
 describe('the console in a real browser', function () {
   this.timeout(30_000);
-  let upstream: FakeUpstream;
-  let freeway: RunningFreeway;
-  let context: BrowserContext;
-  let profile: string;
-  let chat: UpstreamHandler;
-  /** Every URL the browser asked for, from every page. */
-  const requested: string[] = [];
+  let bench: ConsoleBench;
   const groqGood = keyFor('groq', 'good');
   const groqBad = keyFor('groq', 'invalid');
 
@@ -37,53 +20,18 @@ describe('the console in a real browser', function () {
       process.stdout.write(`      skipping the browser tests: ${noChromium}\n`);
       this.skip();
     }
-    const answer = await keyCheckAnswers();
-    chat = (req, res) => openAIText(res, 'Hello there friend', req);
-    upstream = await startUpstream((req, res) => {
-      const [, provider = ''] = req.path.split('/');
-      if (req.method === 'POST' && req.path.endsWith('/chat/completions')) return chat(req, res);
-      if (!answer(provider, req, res)) res.writeHead(500).end();
-    });
-    const plugins = await checkablePlugins();
-    const env: Record<string, string> = {};
-    for (const plugin of plugins) env[`${plugin.id.toUpperCase()}_BASE_URL`] = `${upstream.url}/${plugin.id}`;
-    freeway = await startFreeway({ plugins, env });
-    await mkdir(shots, { recursive: true });
-    profile = await mkdtemp(join(tmpdir(), 'freeway-chromium-'));
-    context = await chromium.launchPersistentContext(profile, {
-      executablePath: chromiumPath,
-      headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-      viewport: sizes.desktop,
-    });
-    context.on('request', (request) => requested.push(request.url()));
+    bench = await startConsoleBench(await benchPlugins());
   });
   after(async function () {
-    await context?.close();
-    if (profile) await rm(profile, { recursive: true, force: true });
-    await freeway?.close();
-    await upstream?.close();
+    await bench?.close();
   });
   beforeEach(function () {
-    chat = (req, res) => openAIText(res, 'Hello there friend', req);
+    if (bench) bench.chat = defaultChat;
   });
 
-  async function open(): Promise<Page> {
-    const page = await context.newPage();
-    await page.goto(`${freeway.url}/`);
-    await page.getByLabel('Groq key').waitFor();
-    return page;
-  }
-
-  /** Screenshots of one view (a section of the page) at each size, the view at the top of the window. */
-  async function shoot(page: Page, section: string, name = section): Promise<void> {
-    for (const [size, viewport] of Object.entries(sizes)) {
-      await page.setViewportSize(viewport);
-      await page.evaluate(`document.getElementById(${JSON.stringify(section)}).scrollIntoView()`);
-      await page.screenshot({ path: join(shots, `${name}-${size}.png`) });
-    }
-    await page.setViewportSize(sizes.desktop);
-  }
+  const open = (): Promise<Page> => bench.open();
+  /** The text of the conversation's last answer. */
+  const lastAnswer = (page: Page) => page.locator('.turn-assistant .turn-text').last();
 
   it('a key entered and checked shows its state and the aliases it unlocks', async function () {
     const page = await open();
@@ -97,14 +45,16 @@ describe('the console in a real browser', function () {
     await page.close();
   });
 
-  it('an invalid key shows invalid_key', async function () {
+  it('an invalid key says the provider refused it and to replace it, in its card and in the health table', async function () {
     const page = await open();
     await page.getByLabel('Groq key').fill(groqBad);
     await page.getByRole('button', { name: 'Check keys' }).click();
-    await page.locator('#key-groq-state').getByText(/^Key 1: invalid_key/).waitFor();
+    await page.locator('#key-groq-state').getByText('Key 1: the provider refused this key (401): replace it').waitFor();
+    expect(await page.locator('#key-groq-state').textContent()).to.include('It said: 401 Invalid API Key');
     await page.getByRole('link', { name: 'Health' }).click();
     await page.getByRole('button', { name: 'Refresh health' }).click();
-    await page.locator('#health-table').getByText('invalid_key').waitFor();
+    await page.locator('#health-table').getByText('the provider refused this key (401): replace it').waitFor();
+    expect(await page.locator('#health-status').textContent()).to.equal('1 key shown.');
     await shoot(page, 'health');
     await page.close();
   });
@@ -140,23 +90,26 @@ describe('the console in a real browser', function () {
     expect(await page.evaluate('document.activeElement.textContent')).to.equal('Send');
     await page.keyboard.press('Enter');
     await page.locator('#meta-usage').getByText('7 in, 3 out, 10 total tokens').waitFor();
-    expect(await page.getByRole('log').textContent()).to.equal('Hello there friend');
+    expect(await lastAnswer(page).textContent()).to.equal('Hello there friend');
+    expect(await page.getByRole('log').locator('.turn-user .turn-text').allTextContents()).to.deep.equal(['Say hello']);
     expect(await page.locator('#meta-provider').textContent()).to.equal('groq');
     expect(await page.locator('#meta-model').textContent()).to.match(/^groq\//);
     expect(await page.locator('#meta-attempts').textContent()).to.match(/^groq\/\S+ 200 \d+ms$/);
     expect(await page.locator('#meta-ttft').textContent()).to.match(/^\d+ ms$/);
     expect(await page.locator('#meta-total').textContent()).to.match(/^\d+ ms$/);
-    const sent = upstream.requests.find((request) => request.path.endsWith('/chat/completions'));
+    // Each answer carries its own line: provider, model, attempts, times, tokens.
+    expect(await page.locator('.turn-meta').last().textContent()).to.match(/^groq · groq\/\S+ · 1 attempt · first token \d+ ms · \d+ ms in all · 7 in, 3 out tokens$/);
+    const sent = bench.upstream.requests.find((request) => request.path.endsWith('/chat/completions'));
     expect(sent?.body?.stream).to.equal(true);
     await shoot(page, 'playground');
     await page.close();
   });
 
-  it('a failed request (502) shows Freeway\'s error message', async function () {
-    chat = (_req, res) => {
+  it('a failed request (502) shows Freeway\'s error message, and the message goes back to its box', async function () {
+    bench.chat = (_req, res) => {
       res.writeHead(503, { 'content-type': 'application/json' }).end('{"error":{"message":"Service Unavailable","type":"server_error"}}');
     };
-    const direct = await fetch(`${freeway.url}/v1/chat/completions`, {
+    const direct = await fetch(`${bench.freeway.url}/v1/chat/completions`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'X-Groq-Key': groqGood },
       body: JSON.stringify({ model: 'free:auto', messages: [{ role: 'user', content: 'Say hello' }], stream: true }),
@@ -170,12 +123,14 @@ describe('the console in a real browser', function () {
     await page.getByRole('alert').filter({ hasText: message }).waitFor();
     expect(await page.getByRole('alert').textContent()).to.equal(message);
     expect(await page.locator('#meta-attempts').textContent()).to.include('503');
+    expect(await page.getByLabel('Message').inputValue()).to.equal('Say hello');
+    expect(await page.getByRole('log').locator('li').count()).to.equal(0);
     await shoot(page, 'playground', 'playground-error');
     await page.close();
   });
 
   it('Stop aborts a stream that is still coming', async function () {
-    chat = faults.trickle(10_000, 50);
+    bench.chat = faults.trickle(10_000, 50);
     const page = await open();
     await page.getByLabel('Groq key').fill(groqGood);
     await page.getByRole('button', { name: 'Send' }).click();
@@ -207,9 +162,9 @@ describe('the console in a real browser', function () {
   });
 
   it('no request left for another origin, and no requested URL contains a key', async function () {
-    expect(requested.length).to.be.above(10);
-    const origin = new URL(freeway.url).origin;
-    for (const url of requested) {
+    expect(bench.requested.length).to.be.above(10);
+    const origin = new URL(bench.freeway.url).origin;
+    for (const url of bench.requested) {
       expect(new URL(url).origin, url).to.equal(origin);
       for (const key of [groqGood, groqBad]) expect(url).to.not.include(key.slice(4, 20));
     }

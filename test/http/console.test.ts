@@ -1,8 +1,11 @@
 import { expect } from 'chai';
 import { expectError } from '../support/errors.ts';
 import { startFreeway, type RunningFreeway } from '../support/freeway.ts';
+import { CONSOLE_MODULES } from '../../server/http/console.ts';
+import { readdir } from 'node:fs/promises';
+import { repoRoot } from '../support/process.ts';
 
-const paths = ['/', '/console/console.js', '/console/console.css', '/console/icon.svg'];
+const paths = ['/', ...CONSOLE_MODULES.map((file) => `/console/${file}`), '/console/console.css', '/console/icon.svg'];
 
 describe('the console at GET /', function () {
   let freeway: RunningFreeway;
@@ -25,7 +28,14 @@ describe('the console at GET /', function () {
       expect(await response.text()).to.not.equal('');
     }
     expect((await fetch(`${freeway.url}/`)).headers.get('content-type')).to.equal('text/html; charset=utf-8');
-    expect((await fetch(`${freeway.url}/console/console.js`)).headers.get('content-type')).to.equal('text/javascript; charset=utf-8');
+    for (const file of CONSOLE_MODULES) expect((await fetch(`${freeway.url}/console/${file}`)).headers.get('content-type'), file).to.equal('text/javascript; charset=utf-8');
+  });
+
+  it('serves every module of console/, and the page loads its script as a module', async function () {
+    const modules = (await readdir(`${repoRoot}console`)).filter((file) => file.endsWith('.js')).sort();
+    expect([...CONSOLE_MODULES].sort()).to.deep.equal(modules);
+    const html = await (await fetch(`${freeway.url}/`)).text();
+    expect(html).to.include('<script type="module" src="/console/console.js"></script>');
   });
 
   it('the page has no inline script, no inline style, no event attributes, and names no other origin', async function () {

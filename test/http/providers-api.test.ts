@@ -17,6 +17,8 @@ interface KeyEntry {
   checkedAt: number | null;
   usableModels: number;
   usableAliases: string[];
+  consecutiveFailures: number;
+  reason: string | null;
   check?: { status: string; message?: string };
 }
 interface ProviderEntry {
@@ -28,6 +30,9 @@ interface ProviderEntry {
   tierSource: string;
   aliases: string[];
   models: number;
+  keyHint: string | null;
+  signUp: ProviderPlugin['signUp'] | null;
+  anonymous: ProviderPlugin['anonymous'] | null;
   keys?: KeyEntry[];
 }
 interface ProvidersBody {
@@ -96,8 +101,15 @@ describe('GET /v1/providers', function () {
         const entry = provider(body, plugin.id);
         expect(entry).to.include({ name: plugin.name, header: plugin.header, keyUrl: plugin.keyUrl, tier: plugin.tier.tier, tierSource: plugin.tier.source, models: plugin.models.length });
         expect(entry.aliases, plugin.id).to.deep.equal(expectedOffer(plugin).aliases);
+        expect(entry.signUp, plugin.id).to.deep.equal(plugin.signUp ?? null);
+        expect(entry.anonymous, plugin.id).to.deep.equal(plugin.anonymous ?? null);
         expect(entry).to.not.have.property('keys');
       }
+      // A key's look, for the console's fields: the literal start of the key pattern, or the plugin's own hint.
+      expect(provider(body, 'groq').keyHint).to.equal('gsk_…');
+      expect(provider(body, 'openrouter').keyHint).to.equal('sk-or-…');
+      expect(provider(body, 'cloudflare').keyHint).to.equal('account_id:api_token');
+      expect(provider(body, 'mistral').keyHint, 'no key pattern: nothing to hint').to.equal(null);
       expect(upstream.requests).to.have.length(0);
     } finally {
       await plain.close();
@@ -112,8 +124,8 @@ describe('GET /v1/providers', function () {
     const plugin = (await providerPlugins()).find((candidate) => candidate.id === 'groq') as ProviderPlugin;
     const offer = expectedOffer(plugin);
     expect(groq.keys).to.deep.equal([
-      { position: 1, state: 'unchecked', retryAfter: null, quota: null, checkedAt: null, usableModels: offer.models, usableAliases: offer.aliases },
-      { position: 2, state: 'unchecked', retryAfter: null, quota: null, checkedAt: null, usableModels: offer.models, usableAliases: offer.aliases },
+      { position: 1, state: 'unchecked', retryAfter: null, quota: null, checkedAt: null, usableModels: offer.models, usableAliases: offer.aliases, consecutiveFailures: 0, reason: null },
+      { position: 2, state: 'unchecked', retryAfter: null, quota: null, checkedAt: null, usableModels: offer.models, usableAliases: offer.aliases, consecutiveFailures: 0, reason: null },
     ]);
     for (const entry of body.data) if (entry.id !== 'groq') expect(entry).to.not.have.property('keys');
     const text = JSON.stringify(body);
@@ -126,7 +138,7 @@ describe('GET /v1/providers', function () {
     const key = keyFor('groq', 'good');
     const body = await get('?check=1', { 'X-Groq-Key': key });
     const [entry] = provider(body, 'groq').keys ?? [];
-    expect(entry).to.include({ position: 1, state: 'healthy', checkedAt: Math.floor(clock / 1000) });
+    expect(entry).to.include({ position: 1, state: 'healthy', checkedAt: Math.floor(clock / 1000), consecutiveFailures: 0, reason: null });
     expect(entry?.check).to.deep.equal({ status: 'checked' });
     expect(body.check).to.deep.equal({ budgetSpent: false });
     expect(upstream.requests.map((req) => [req.method, req.path, req.headers.authorization])).to.deep.equal([['GET', '/groq/models', `Bearer ${key}`]]);
@@ -139,6 +151,8 @@ describe('GET /v1/providers', function () {
     expect(entry).to.include({ state: 'invalid_key', usableModels: 0 });
     expect(entry?.usableAliases).to.deep.equal([]);
     expect(entry?.retryAfter).to.be.a('number').above(0);
+    // What the provider said, for the console to say what to do: the status first, never the key.
+    expect(entry?.reason).to.match(/^401 /);
     const health = (await (await fetch(`${freeway.url}/health`, { headers: { 'X-Groq-Key': key } })).json()) as { providers: { groq: { state: string } } };
     expect(health.providers.groq.state).to.equal('invalid_key');
     expect(JSON.stringify(body)).to.not.include(key.slice(4, 16));

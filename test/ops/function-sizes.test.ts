@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describeParameters, describeSize, functionSizes, hasTooManyParameters, isTooLarge, MAX_OWN_LINES, MAX_PARAMETERS, MAX_TOTAL_LINES, type FunctionSize } from '../../scripts/function-sizes.ts';
+import { repoRoot } from '../support/process.ts';
 
 describe(`function sizes: no function in server/ has more than ${MAX_OWN_LINES} lines of its own or ${MAX_TOTAL_LINES} in all`, function () {
   // The compiler (tsgo) starts and parses the project once: a few seconds.
@@ -15,6 +16,28 @@ describe(`function sizes: no function in server/ has more than ${MAX_OWN_LINES} 
   it('measures every function of server/', () => {
     expect(sizes.length).to.be.greaterThan(500);
     expect(sizes.some((size) => size.file === 'server/app.ts' && size.name === 'createApp')).to.equal(true);
+  });
+
+  it('none is too large (file:line and function named)', () => {
+    expect(sizes.filter(isTooLarge).map(describeSize)).to.deep.equal([]);
+  });
+
+  it(`none takes more than ${MAX_PARAMETERS} positional parameters: more go in an options object`, () => {
+    expect(sizes.filter(hasTooManyParameters).map(describeParameters)).to.deep.equal([]);
+  });
+});
+
+describe(`function sizes: no function of the console's script (console/*.js) has more than ${MAX_OWN_LINES} lines of its own or ${MAX_TOTAL_LINES} in all, or more than ${MAX_PARAMETERS} parameters`, function () {
+  this.timeout(60_000);
+  let sizes: FunctionSize[];
+  before(() => {
+    sizes = functionSizes('console/', repoRoot, 'tsconfig.console.json');
+  });
+
+  it('measures every module of the console', () => {
+    const files = new Set(sizes.map((size) => size.file));
+    for (const file of ['console/console.js', 'console/shared.js', 'console/keys.js', 'console/connect.js', 'console/playground.js', 'console/usage.js']) expect([...files]).to.include(file);
+    expect(sizes.some((size) => size.file === 'console/playground.js' && size.name === 'send')).to.equal(true);
   });
 
   it('none is too large (file:line and function named)', () => {

@@ -44,6 +44,10 @@ interface KeyEntry {
   checkedAt: number | null;
   usableModels: number;
   usableAliases: readonly string[];
+  /** Attempts that failed in a row (a success resets it), as in `/health`. */
+  consecutiveFailures: number;
+  /** Why the key last failed or was refused (redacted), while that still stands; else null. */
+  reason: string | null;
   check?: { status: CheckStatus; message?: string };
 }
 
@@ -67,14 +71,43 @@ function wantsCheck(req: Request): boolean {
 /** The state shown: health's, `no_credit` from a check health has not heard of since, `unchecked` when nothing is known. */
 type KeyStateAt = ReturnType<typeof stateOf>;
 
-function stateOf(record: HealthRecord | undefined, check: KeyCheckRecord | undefined, at: number): { state: KeyState; retryAfter: number | undefined } {
-  if (check?.result === 'no_credit' && (record === undefined || record.lastSeen <= check.checkedAt)) return { state: 'no_credit', retryAfter: undefined };
+function stateOf(
+  record: HealthRecord | undefined,
+  check: KeyCheckRecord | undefined,
+  at: number,
+): { state: KeyState; retryAfter: number | undefined; consecutiveFailures: number; reason: string | undefined } {
+  if (check?.result === 'no_credit' && (record === undefined || record.lastSeen <= check.checkedAt)) {
+    return { state: 'no_credit', retryAfter: undefined, consecutiveFailures: record?.consecutiveFailures ?? 0, reason: check.reason };
+  }
   if (record !== undefined) {
     const view = viewHealth(record, at);
-    return { state: view.state, retryAfter: view.retryAfter };
+    return { state: view.state, retryAfter: view.retryAfter, consecutiveFailures: view.consecutiveFailures, reason: view.reason };
   }
-  if (check === undefined || check.result === 'failed') return { state: 'unchecked', retryAfter: undefined };
-  return { state: check.result === 'valid' ? 'healthy' : check.result, retryAfter: undefined };
+  if (check === undefined || check.result === 'failed') return { state: 'unchecked', retryAfter: undefined, consecutiveFailures: 0, reason: undefined };
+  return { state: check.result === 'valid' ? 'healthy' : check.result, retryAfter: undefined, consecutiveFailures: 0, reason: check.reason };
+}
+
+/**
+ * How a key looks, for a person pasting one: the plugin's `keyHint`, else the literal start of
+ * its first key pattern (`gsk_[A-Za-z0-9]+` -> `gsk_…`); null when neither says anything.
+ */
+export function keyHintOf(plugin: Pick<ProviderPlugin, 'keyHint' | 'keyPatterns'>): string | null {
+  if (plugin.keyHint !== undefined) return plugin.keyHint;
+  const source = plugin.keyPatterns[0]?.source.replace(/^(?:\^|\\b)/, '') ?? '';
+  let prefix = '';
+  for (let i = 0; i < source.length; i++) {
+    const char = source.charAt(i);
+    if (char === '\\' && /[^A-Za-z0-9]/.test(source.charAt(i + 1))) {
+      prefix += source.charAt(++i);
+    } else if ('[](){}.*+?|^$\\'.includes(char)) {
+      // A quantifier makes the character before it optional or repeated: it is not part of every key.
+      if ('*+?{'.includes(char)) prefix = prefix.slice(0, -1);
+      break;
+    } else {
+      prefix += char;
+    }
+  }
+  return prefix.length >= 2 ? `${prefix}…` : null;
 }
 
 const notCheckable = (plugin: ProviderPlugin): string =>
@@ -101,6 +134,9 @@ export function providersApi(deps: ProvidersDeps): RequestHandler {
     aliases: offer.get(plugin.id)?.aliases ?? [],
     models: plugin.models.length,
     checkable: plugin.keyCheck !== undefined || plugin.listing !== undefined,
+    keyHint: keyHintOf(plugin),
+    signUp: plugin.signUp ?? null,
+    anonymous: plugin.anonymous ?? null,
   }));
 
   async function runChecks(req: Request, pending: readonly PendingKey[]): Promise<boolean> {
@@ -162,7 +198,7 @@ export function providersApi(deps: ProvidersDeps): RequestHandler {
     const usableNow = await Promise.all(pending.map((entry, i) => usable({ provider: entry.plugin, key: entry.key, keyId: entry.id, state: (states[i] as KeyStateAt).state, client })));
     pending.forEach((entry, i) => {
       const last = checked[i];
-      const { state, retryAfter } = states[i] as KeyStateAt;
+      const { state, retryAfter, consecutiveFailures, reason } = states[i] as KeyStateAt;
       const can = usableNow[i] as UsableNow;
       const list = byProvider.get(entry.plugin.id) ?? [];
       const keyEntry: KeyEntry = {
@@ -173,6 +209,8 @@ export function providersApi(deps: ProvidersDeps): RequestHandler {
         checkedAt: last ? Math.floor(last.checkedAt / 1000) : null,
         usableModels: can.models,
         usableAliases: can.aliases,
+        consecutiveFailures,
+        reason: reason ?? null,
       };
       if (entry.check) keyEntry.check = last?.reason !== undefined && entry.check.status === 'cached' ? { ...entry.check, message: `${entry.check.message} It said: ${last.reason}` } : entry.check;
       list.push(keyEntry);
