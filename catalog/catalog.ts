@@ -1,3 +1,4 @@
+import { qualitySource } from '../providers/quality.ts';
 import type { Capability, EmbeddingModelSpec, ModelFamily, ModelKind, ModelSpec, ProviderPlugin, Tier, TranscriptionModelSpec } from '../providers/types.ts';
 
 export interface CatalogModel {
@@ -34,6 +35,12 @@ export interface ModelObject {
   owned_by: string;
   capabilities: ListedCapability[];
   context_window?: number | null;
+  /** The model's score on the benchmark that ranks aliases; null for aliases and models it lacks. */
+  quality?: number | null;
+  /** The benchmark, its version and dates, and the model's page; null with no score. */
+  quality_source?: string | null;
+  /** The most tokens one request may hold (prompt and output), where the provider's limits say; else null. */
+  max_request_tokens?: number | null;
   deprecated?: boolean;
   /** What a free key of the provider gets (`free`, `free with limits`, `trial credit`, `paid only`). */
   tier?: Tier;
@@ -47,6 +54,12 @@ export interface ModelObject {
   reason?: string;
   /** Embedding and transcription models and aliases: the family of weights (same family, same vectors). */
   family?: string;
+}
+
+/** The fields of a model object about its quality and per-request limit, all null when unknown (aliases, live-only models). */
+export function rankingFields(spec: ModelSpec | undefined): Pick<ModelObject, 'quality' | 'quality_source' | 'max_request_tokens'> {
+  const quality = spec?.quality;
+  return { quality: quality?.score ?? null, quality_source: quality ? qualitySource(quality) : null, max_request_tokens: spec?.maxRequestTokens ?? null };
 }
 
 export interface Catalog {
@@ -178,6 +191,7 @@ export function buildCatalog(plugins: readonly ProviderPlugin[], created = Math.
       tier: model.provider.tier.tier,
     };
     if (!model.transcription) object.context_window = model.spec.contextWindow;
+    Object.assign(object, rankingFields(model.spec));
     const family = familyOf(model);
     if (family) object.family = family.id;
     return object;
@@ -189,6 +203,7 @@ export function buildCatalog(plugins: readonly ProviderPlugin[], created = Math.
       created,
       owned_by: ALIAS_OWNER,
       capabilities: alias.capability ? [alias.capability] : [],
+      ...rankingFields(undefined),
     })),
     ...kindAliases.map((alias): ModelObject => ({
       id: alias.id,
@@ -197,6 +212,7 @@ export function buildCatalog(plugins: readonly ProviderPlugin[], created = Math.
       owned_by: ALIAS_OWNER,
       capabilities: [alias.kind as 'embedding' | 'transcription'],
       family: alias.family?.id,
+      ...rankingFields(undefined),
     })),
     ...models.map(concrete),
     ...embeddingModels.map(concrete),

@@ -14,6 +14,8 @@ export interface QuotaHeaderNames {
   readonly remainingTokens?: string;
   readonly requestsReset?: string;
   readonly tokensReset?: string;
+  /** The key's token budget of the window (a per-minute budget bounds every single request). */
+  readonly limitTokens?: string;
   readonly resetFormat: ResetFormat;
 }
 
@@ -23,6 +25,7 @@ export const openAIQuotaHeaders: QuotaHeaderNames = {
   remainingTokens: 'x-ratelimit-remaining-tokens',
   requestsReset: 'x-ratelimit-reset-requests',
   tokensReset: 'x-ratelimit-reset-tokens',
+  limitTokens: 'x-ratelimit-limit-tokens',
   resetFormat: 'duration',
 };
 
@@ -121,6 +124,11 @@ export function readQuotaHeaders(
   if (tokens.remaining !== undefined) snapshot.remainingTokens = tokens.remaining;
   if (requests.resetAt !== undefined) snapshot.requestsResetAt = requests.resetAt;
   if (tokens.resetAt !== undefined) snapshot.tokensResetAt = tokens.resetAt;
+  const limits = list.flatMap((names) => {
+    const limit = names.limitTokens === undefined ? undefined : count(headers[names.limitTokens]);
+    return limit === undefined || limit <= 0 ? [] : [limit];
+  });
+  if (limits.length > 0) snapshot.limitTokens = Math.min(...limits);
   return Object.keys(snapshot).length === 0 ? undefined : snapshot;
 }
 

@@ -1,4 +1,5 @@
 import type { EmbeddingModelV4, JSONObject, LanguageModelV4, TranscriptionModelV4 } from '@ai-sdk/provider';
+import type { QualityScore } from './quality.ts';
 
 /**
  * What a model can be picked for. Each one but `long-context` and `pdf` names an
@@ -87,6 +88,19 @@ export interface ModelSpec {
    * upstream 400 that states it.
    */
   readonly maxOutputTokens?: number;
+  /**
+   * The model's score on the one benchmark that ranks alias candidates (providers/quality.ts: its
+   * name, version and the day read), with the benchmark's page of the model. Absent when the
+   * benchmark does not score the model: such models are tried after the scored ones.
+   */
+  readonly quality?: QualityScore;
+  /**
+   * The most tokens one request may hold (its input and output budget together) on a new key, where
+   * the provider's rate-limit page states a per-minute token budget that bounds a single request
+   * (Groq's TPM): cite the page and the day in a comment. A request estimated larger is not sent to
+   * the model; a budget that does not fit beside the input is lowered. Shown as `max_request_tokens`.
+   */
+  readonly maxRequestTokens?: number;
 }
 
 /**
@@ -167,6 +181,8 @@ export interface QuotaSnapshot {
   readonly requestsResetAt?: number;
   /** Epoch ms at which the token budget is full again. */
   readonly tokensResetAt?: number;
+  /** The key's token budget per minute, where the provider reports it (`x-ratelimit-limit-tokens`): no one request may hold more. */
+  readonly limitTokens?: number;
 }
 
 /** What an upstream error means for routing and health. */
@@ -178,6 +194,7 @@ export type UpstreamErrorKind =
   | 'model_unavailable' // the provider does not serve this model (any more): try another model
   | 'context_too_long' // the request does not fit this model: try a model with a larger window
   | 'output_budget' // the output budget (max tokens) is above the model's maximum: retry with the stated maximum, else try another model
+  | 'request_too_large' // the request is larger than the key's per-request token budget for the model (Groq's TPM 413): about the request, not the key; learnt, and the next key or model is tried
   | 'request'; // the request itself is wrong: the caller gets a 400, nothing else is tried
 
 /** An upstream error answer as Freeway received it. */
@@ -215,6 +232,11 @@ export interface ErrorRule {
    * Undefined falls back to Freeway's generic reading of the message.
    */
   readonly maxOutputTokens?: (answer: UpstreamErrorAnswer) => number | undefined;
+  /**
+   * For `request_too_large`: the most tokens one request may hold, as the answer states it.
+   * Undefined falls back to Freeway's generic reading of the message (`Limit 8000`).
+   */
+  readonly requestLimit?: (answer: UpstreamErrorAnswer) => number | undefined;
 }
 
 /** One row of a provider's error table, as its documentation shows the answer. */
@@ -231,6 +253,8 @@ export interface ErrorFixture {
   readonly kind: UpstreamErrorKind;
   /** For `rate_limited`: the seconds GET /health reports as `retryAfter` when the answer came at `FIXTURE_NOW`. */
   readonly retryAfter?: number;
+  /** For `request_too_large`: the per-request token limit the answer states, which Freeway learns for the key and model. */
+  readonly requestLimit?: number;
 }
 
 /** How a provider's chat calls look on the wire, for the tests that play its upstream. */

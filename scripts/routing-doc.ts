@@ -21,10 +21,16 @@ function step(row: PolicyRow, which: 'alias' | 'pinned'): string {
   return otherwise === undefined ? row[which] : `${row[which]}, else ${otherwise}`;
 }
 
+const learnt: Readonly<Record<NonNullable<PolicyRow['learns']>, string>> = {
+  quarantine: 'quarantines the model',
+  'output limit': "learns the model's output maximum",
+  'request limit': "learns the key's per-request limit for the model",
+};
+
 /** The policy as a Markdown table, one row per kind of failure. */
 export function failoverDocTable(): string {
   const rows = Object.entries(failoverTable).map(([kind, row]: [string, PolicyRow]) => {
-    const learns = row.learns === 'quarantine' ? 'quarantines the model' : row.learns === 'output limit' ? "learns the model's output maximum" : '—';
+    const learns = row.learns === undefined ? '—' : learnt[row.learns];
     return `| ${cell(row.failure)} | \`${kind}\` | ${row.health === undefined ? '—' : `\`${row.health}\``} | ${learns} | ${step(row, 'alias')} | ${step(row, 'pinned')} |`;
   });
   return ['| Failure | Kind | Key\'s health records | Also | Then, for an alias | Then, for a pinned model |', '|---|---|---|---|---|---|', ...rows].join('\n');

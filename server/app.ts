@@ -8,7 +8,7 @@ import type { FetchFunction } from '../providers/types.ts';
 import type { Config } from './config/index.ts';
 import { clip, freewayError } from './core/errors.ts';
 import type { HealthStore } from './state/health.ts';
-import { createKeyHasher } from './state/key-hash.ts';
+import { createKeyHasher, createTextHasher } from './state/key-hash.ts';
 import { clientIp, createRateLimit } from './http/rate-limit.ts';
 import { createModelKnowledge } from './models/model-knowledge.ts';
 import { keyModelList } from './models/key-models.ts';
@@ -25,6 +25,7 @@ import { createRedactor } from './core/redact.ts';
 import { createStores } from './state/stores.ts';
 import type { KeyCheckStore } from './state/key-checks.ts';
 import type { KnowledgeStore } from './state/knowledge.ts';
+import type { StickyStore } from './state/sticky.ts';
 import { chatApi } from './api/chat/index.ts';
 import { responsesApi } from './api/responses/index.ts';
 import { completionRoute } from './api/completion.ts';
@@ -54,6 +55,8 @@ export interface AppDeps {
   readonly rateLimitStore?: Store;
   /** Where model lists and quarantines live (a cluster worker's: the primary's); when absent, Redis with REDIS_URL, else memory. */
   readonly knowledgeStore?: KnowledgeStore;
+  /** Where conversations' models live (a cluster worker's: the primary's); when absent, Redis with REDIS_URL, else memory. */
+  readonly stickyStore?: StickyStore;
   /** The HTTP client for upstream calls; Freeway's keep-alive node:http client when absent. */
   readonly fetch?: FetchFunction;
   /** For tests: a source of randomness for exploration. */
@@ -129,18 +132,20 @@ function createServices(deps: AppDeps) {
     listed: metrics.listed,
     quarantined: metrics.quarantined,
   });
-  const router = createRouter({ config, health: healthStore, hashKey, latency, redact, random: deps.random, now: deps.now, knowledge, providers });
+  const sticky = config.sticky.mode ? { store: stores.stickyStore, ttlMs: config.sticky.ttlMs } : undefined;
+  const router = createRouter({ config, health: healthStore, hashKey, latency, redact, random: deps.random, now: deps.now, knowledge, providers, sticky });
+  const conversations = config.sticky.mode ? createTextHasher(config.state.keyHashSecret) : undefined;
   const clientOf = (req: Request): string => clientIp(req, config.rateLimit.ipv6Subnet);
   const rateLimit = createRateLimit({ max: config.rateLimit.max, windowMs: config.rateLimit.windowMs, ipv6Subnet: config.rateLimit.ipv6Subnet, store: stores.rateLimitStore, onRefused: metrics.rateLimited });
   const shutdown = createShutdown();
   const readiness: Readiness = { phase: 'starting' };
-  return { redact, readKeys, hashKey, stores, metrics, healthStore, upstreamFetch, knowledge, router, clientOf, rateLimit, shutdown, readiness };
+  return { redact, readKeys, hashKey, stores, metrics, healthStore, upstreamFetch, knowledge, router, clientOf, rateLimit, shutdown, readiness, conversations };
 }
 
 type Services = ReturnType<typeof createServices>;
 
 /** The route handlers and body readers, on top of the services. */
-function createHandlers(deps: AppDeps, { redact, readKeys, hashKey, upstreamFetch, knowledge, router, clientOf, shutdown }: Services) {
+function createHandlers(deps: AppDeps, { redact, readKeys, hashKey, upstreamFetch, knowledge, router, clientOf, shutdown, conversations }: Services) {
   const { config, catalog } = deps;
   const completions = {
     catalog,
@@ -152,6 +157,7 @@ function createHandlers(deps: AppDeps, { redact, readKeys, hashKey, upstreamFetc
     clientStallTimeoutMs: config.timeouts.clientStallMs,
     shutdown: shutdown.gate,
     clientOf,
+    conversations,
   };
   // On the Messages API Claude's names are looked up first, then MODEL_MAP's.
   const resolveClaudeModel = modelResolver(catalog, [...config.api.anthropicModelMap, ...config.api.modelMap]);

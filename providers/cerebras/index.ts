@@ -2,6 +2,7 @@ import { bearerAuth, kindFromId, openAICompatibleModel, openAIModelListing } fro
 import { quotaReader } from '../quota.ts';
 import { nextUtcMidnight, secondsHeaderAt } from '../resets.ts';
 import type { ProviderPlugin } from '../types.ts';
+import { intelligenceIndex } from '../quality.ts';
 
 const DEPRECATIONS = 'https://inference-docs.cerebras.ai/support/deprecation';
 
@@ -32,11 +33,14 @@ const cerebras: ProviderPlugin = {
   // against /v1/models on 2026-08-27).
   models: [
     // reasoning_effort low/medium/high (https://inference-docs.cerebras.ai/capabilities/reasoning).
-    { id: 'gpt-oss-120b', capabilities: ['fast', 'reasoning', 'tool-use'], contextWindow: 65536, reasoningEffort: true },
+    // maxRequestTokens: the free trial's 30K tokens per minute (https://inference-docs.cerebras.ai/support/rate-limits,
+    // read 2026-11-27; 30,000/min in zeeyado/koassistant.koplugin#106, 2026-09-03). A key's own
+    // x-ratelimit-limit-tokens-minute replaces it once seen.
+    { id: 'gpt-oss-120b', maxRequestTokens: 30000, quality: intelligenceIndex(24.1, 'gpt-oss-120b'), capabilities: ['fast', 'reasoning', 'tool-use'], contextWindow: 65536, reasoningEffort: true },
     // 65,536-token window, 32,768 output tokens, reasoning_effort none/low/medium/high, as Cerebras entered it in
     // anomalyco/models.dev#6199 (2026-09-03). Image input is reported there too, but not yet declared: the vision
     // tests still take Cerebras for the provider without a vision model.
-    { id: 'qwen-3.8-27b', capabilities: ['fast', 'reasoning', 'tool-use'], contextWindow: 65536, maxOutputTokens: 32768, reasoningEffort: true },
+    { id: 'qwen-3.8-27b', quality: intelligenceIndex(52, 'qwen3-8-27b'), capabilities: ['fast', 'reasoning', 'tool-use'], contextWindow: 65536, maxOutputTokens: 32768, reasoningEffort: true },
     // Retired (their paid-plan windows as they were); Cerebras recommends gpt-oss-120b for each. Chat calls answer 404.
     { id: 'llama-3.3-70b', capabilities: ['fast', 'tool-use', 'long-context'], contextWindow: 131072, deprecated: true, retired: { date: '2026-02-16', source: DEPRECATIONS } },
     { id: 'qwen-3-32b', capabilities: ['fast', 'reasoning', 'tool-use', 'long-context'], contextWindow: 131072, deprecated: true, retired: { date: '2026-02-16', source: DEPRECATIONS } },
@@ -89,6 +93,8 @@ const cerebras: ProviderPlugin = {
       requestsReset: 'x-ratelimit-reset-requests-day',
       remainingTokens: 'x-ratelimit-remaining-tokens-minute',
       tokensReset: 'x-ratelimit-reset-tokens-minute',
+      // The key's tokens per minute (https://inference-docs.cerebras.ai/support/rate-limits, read 2026-11-27).
+      limitTokens: 'x-ratelimit-limit-tokens-minute',
       resetFormat: 'duration',
     },
     {

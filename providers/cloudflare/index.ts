@@ -5,6 +5,7 @@ import { accountIdPattern, accountPlaceholder, cloudflareAuth, splitKey, withAcc
 import { cloudflareEmbeddingModels, createCloudflareEmbeddingModel } from './embeddings.ts';
 import { cloudflareTranscriptionModels, createCloudflareTranscriptionModel } from './transcriptions.ts';
 import { listingEntries } from '../listing-entries.ts';
+import { intelligenceIndex } from '../quality.ts';
 
 /** One `result[]` entry of the Workers AI model search, as far as Freeway reads it. */
 interface SearchEntry {
@@ -112,24 +113,24 @@ const cloudflare: ProviderPlugin = {
   // models that left the Workers Free plan on 2026-07-28
   // (https://developers.cloudflare.com/changelog/post/2026-07-28-models-require-workers-paid/).
   models: [
-    { id: '@cf/meta/llama-3.3-70b-instruct-fp8-fast', capabilities: ['fast', 'tool-use'], contextWindow: 24000 },
-    { id: '@cf/meta/llama-3.1-8b-instruct-fp8', capabilities: ['fast', 'tool-use'], contextWindow: 32000 },
-    { id: '@cf/meta/llama-4-scout-17b-16e-instruct', capabilities: ['fast', 'tool-use', 'long-context'], contextWindow: 131072 },
-    { id: '@cf/meta/llama-3.2-11b-vision-instruct', capabilities: ['vision', 'tool-use', 'long-context'], contextWindow: 128000 },
-    { id: '@cf/meta/llama-3.2-3b-instruct', capabilities: ['fast'], contextWindow: 80000 },
-    { id: '@cf/mistralai/mistral-small-3.1-24b-instruct', capabilities: ['fast', 'tool-use', 'long-context'], contextWindow: 128000 },
-    { id: '@cf/qwen/qwen2.5-coder-32b-instruct', capabilities: ['fast', 'tool-use'], contextWindow: 33000 },
-    { id: '@cf/qwen/qwq-32b', capabilities: ['reasoning'], contextWindow: 24000 },
-    { id: '@cf/qwen/qwen3-30b-a3b-fp8', capabilities: ['fast', 'tool-use'], contextWindow: 33000 },
-    { id: '@cf/deepseek-ai/deepseek-r1-distill-qwen-32b', capabilities: ['reasoning'], contextWindow: 80000 },
+    { id: '@cf/meta/llama-3.3-70b-instruct-fp8-fast', quality: intelligenceIndex(9.3, 'llama-3-3-instruct-70b'), capabilities: ['fast', 'tool-use'], contextWindow: 24000 },
+    { id: '@cf/meta/llama-3.1-8b-instruct-fp8', quality: intelligenceIndex(7.4, 'llama-3-1-instruct-8b'), capabilities: ['fast', 'tool-use'], contextWindow: 32000 },
+    { id: '@cf/meta/llama-4-scout-17b-16e-instruct', quality: intelligenceIndex(10.3, 'llama-4-scout'), capabilities: ['fast', 'tool-use', 'long-context'], contextWindow: 131072 },
+    { id: '@cf/meta/llama-3.2-11b-vision-instruct', quality: intelligenceIndex(3, 'llama-3-2-instruct-11b-vision'), capabilities: ['vision', 'tool-use', 'long-context'], contextWindow: 128000 },
+    { id: '@cf/meta/llama-3.2-3b-instruct', quality: intelligenceIndex(3.9, 'llama-3-2-instruct-3b'), capabilities: ['fast'], contextWindow: 80000 },
+    { id: '@cf/mistralai/mistral-small-3.1-24b-instruct', quality: intelligenceIndex(14.9, 'mistral-small-3-1'), capabilities: ['fast', 'tool-use', 'long-context'], contextWindow: 128000 },
+    { id: '@cf/qwen/qwen2.5-coder-32b-instruct', quality: intelligenceIndex(6.9, 'qwen2-5-coder-32b-instruct'), capabilities: ['fast', 'tool-use'], contextWindow: 33000 },
+    { id: '@cf/qwen/qwq-32b', quality: intelligenceIndex(13.4, 'qwq-32b'), capabilities: ['reasoning'], contextWindow: 24000 },
+    { id: '@cf/qwen/qwen3-30b-a3b-fp8', quality: intelligenceIndex(6.6, 'qwen3-30b-a3b-instruct'), capabilities: ['fast', 'tool-use'], contextWindow: 33000 },
+    { id: '@cf/deepseek-ai/deepseek-r1-distill-qwen-32b', quality: intelligenceIndex(11, 'deepseek-r1-distill-qwen-32b'), capabilities: ['reasoning'], contextWindow: 80000 },
     // The catalog's id for Nemotron 3 Super (the plugin had @cf/nvidia/nemotron-3-super-120b-a12b, which Workers AI never served).
-    { id: '@cf/nvidia/nemotron-3-120b-a12b', capabilities: ['reasoning', 'tool-use', 'long-context'], contextWindow: 256000, reasoningEffort: true },
-    { id: '@cf/google/gemma-4-26b-a4b-it', capabilities: ['tool-use', 'long-context'], contextWindow: 256000 },
-    { id: '@cf/openai/gpt-oss-120b', capabilities: ['tool-use', 'reasoning', 'long-context'], contextWindow: 128000 },
-    { id: '@cf/openai/gpt-oss-20b', capabilities: ['fast', 'tool-use', 'long-context'], contextWindow: 128000 },
+    { id: '@cf/nvidia/nemotron-3-120b-a12b', quality: intelligenceIndex(25.7, 'nvidia-nemotron-3-super-120b-a12b'), capabilities: ['reasoning', 'tool-use', 'long-context'], contextWindow: 256000, reasoningEffort: true },
+    { id: '@cf/google/gemma-4-26b-a4b-it', quality: intelligenceIndex(26.1, 'gemma-4-26b-a4b'), capabilities: ['tool-use', 'long-context'], contextWindow: 256000 },
+    { id: '@cf/openai/gpt-oss-120b', quality: intelligenceIndex(24.1, 'gpt-oss-120b'), capabilities: ['tool-use', 'reasoning', 'long-context'], contextWindow: 128000 },
+    { id: '@cf/openai/gpt-oss-20b', quality: intelligenceIndex(15.2, 'gpt-oss-20b'), capabilities: ['fast', 'tool-use', 'long-context'], contextWindow: 128000 },
     // The recommended free replacement for the models deprecated on 2026-05-30: 131072 tokens, tool calls,
     // reasoning_effort low | medium | high in its schema.
-    { id: '@cf/zai-org/glm-4.7-flash', capabilities: ['fast', 'reasoning', 'tool-use', 'long-context'], contextWindow: 131072, reasoningEffort: true },
+    { id: '@cf/zai-org/glm-4.7-flash', quality: intelligenceIndex(23.3, 'glm-4-7-flash'), capabilities: ['fast', 'reasoning', 'tool-use', 'long-context'], contextWindow: 131072, reasoningEffort: true },
     { id: '@cf/aisingapore/gemma-sea-lion-v4-27b-it', capabilities: ['tool-use', 'long-context'], contextWindow: 128000 },
     { id: '@cf/ibm-granite/granite-4.0-h-micro', capabilities: ['tool-use', 'long-context'], contextWindow: 131072 },
     // Workers Paid only since 2026-07-28: a free-plan key gets 403 (5035). Pinnable by paid accounts.

@@ -2,6 +2,7 @@ import { bearerAuth, kindFromId, openAICompatibleModel, openAICompatibleEmbeddin
 import type { Capability, ListedModel, ListingPage, ModelListing, ProviderPlugin } from '../types.ts';
 import { cohereEmbeddingModels } from './embeddings.ts';
 import { listingEntries } from '../listing-entries.ts';
+import { intelligenceIndex } from '../quality.ts';
 
 /** One entry of Cohere's model list (https://docs.cohere.com/reference/list-models), as far as Freeway reads it. */
 interface CohereModel {
@@ -88,9 +89,9 @@ const cohere: ProviderPlugin = {
   // reports them. Alias order follows this list.
   models: [
     // Vision input, agentic, reasoning and translation in one model (docs.cohere.com/docs/command-a-plus).
-    { id: 'command-a-plus-05-2026', capabilities: ['reasoning', 'vision', 'tool-use', 'long-context'], contextWindow: 128000 },
+    { id: 'command-a-plus-05-2026', quality: intelligenceIndex(22.8, 'command-a-plus'), capabilities: ['reasoning', 'vision', 'tool-use', 'long-context'], contextWindow: 128000 },
     { id: 'command-a-reasoning-08-2025', capabilities: ['reasoning', 'tool-use', 'long-context'], contextWindow: 256000 },
-    { id: 'command-a-03-2025', capabilities: ['tool-use', 'long-context'], contextWindow: 256000 },
+    { id: 'command-a-03-2025', quality: intelligenceIndex(7.5, 'command-a'), capabilities: ['tool-use', 'long-context'], contextWindow: 256000 },
     { id: 'command-a-vision-07-2025', capabilities: ['vision', 'long-context'], contextWindow: 128000 },
     { id: 'command-r-plus-08-2024', capabilities: ['tool-use', 'long-context'], contextWindow: 128000 },
     { id: 'command-r-08-2024', capabilities: ['fast', 'tool-use', 'long-context'], contextWindow: 128000 },

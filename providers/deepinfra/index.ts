@@ -1,6 +1,7 @@
 import { bearerAuth, kindFromId, openAIModelListing, openAICompatibleModel, type OpenAIModelEntry, openAICompatibleEmbeddingModel, tokenCount, LONG_CONTEXT_TOKENS } from '../openai-compatible.ts';
 import type { Capability, ListedModel, ProviderPlugin } from '../types.ts';
 import { deepinfraEmbeddingModels } from './embeddings.ts';
+import { intelligenceIndex } from '../quality.ts';
 
 /** `metadata.tags` of a DeepInfra list entry: "chat", "embed", "stt", "tts", "vision", "reasoning", ... */
 function tagsOf(entry: OpenAIModelEntry): readonly string[] {
@@ -56,16 +57,16 @@ const deepinfra: ProviderPlugin = {
   // and the synced entries of https://github.com/truefoundry/models/tree/main/providers/deepinfra.
   models: [
     // DeepInfra's own tool-calling example model; 1048576 tokens.
-    { id: 'deepseek-ai/DeepSeek-V4-Flash-0731', capabilities: ['reasoning', 'tool-use', 'long-context'], contextWindow: 1048576 },
-    { id: 'openai/gpt-oss-120b', capabilities: ['reasoning', 'tool-use', 'long-context'], contextWindow: 131072 },
+    { id: 'deepseek-ai/DeepSeek-V4-Flash-0731', quality: intelligenceIndex(51.8, 'deepseek-v4-flash'), capabilities: ['reasoning', 'tool-use', 'long-context'], contextWindow: 1048576 },
+    { id: 'openai/gpt-oss-120b', quality: intelligenceIndex(24.1, 'gpt-oss-120b'), capabilities: ['reasoning', 'tool-use', 'long-context'], contextWindow: 131072 },
     // DeepInfra's id for Llama 3.3 70B (the plugin had meta-llama/Meta-Llama-3.3-70B-Instruct, which its list does not carry).
-    { id: 'meta-llama/Llama-3.3-70B-Instruct', capabilities: ['fast', 'tool-use', 'long-context'], contextWindow: 131072 },
-    { id: 'meta-llama/Meta-Llama-3.1-8B-Instruct', capabilities: ['fast', 'tool-use', 'long-context'], contextWindow: 131072 },
-    { id: 'deepseek-ai/DeepSeek-V3', capabilities: ['reasoning', 'tool-use', 'long-context'], contextWindow: 163840 },
-    { id: 'deepseek-ai/DeepSeek-R1', capabilities: ['reasoning', 'long-context'], contextWindow: 163840 },
-    { id: 'Qwen/Qwen3-32B', capabilities: ['reasoning', 'tool-use'], contextWindow: 40960 },
+    { id: 'meta-llama/Llama-3.3-70B-Instruct', quality: intelligenceIndex(9.3, 'llama-3-3-instruct-70b'), capabilities: ['fast', 'tool-use', 'long-context'], contextWindow: 131072 },
+    { id: 'meta-llama/Meta-Llama-3.1-8B-Instruct', quality: intelligenceIndex(7.4, 'llama-3-1-instruct-8b'), capabilities: ['fast', 'tool-use', 'long-context'], contextWindow: 131072 },
+    { id: 'deepseek-ai/DeepSeek-V3', quality: intelligenceIndex(14.2, 'deepseek-v3'), capabilities: ['reasoning', 'tool-use', 'long-context'], contextWindow: 163840 },
+    { id: 'deepseek-ai/DeepSeek-R1', quality: intelligenceIndex(18.6, 'deepseek-r1-0120'), capabilities: ['reasoning', 'long-context'], contextWindow: 163840 },
+    { id: 'Qwen/Qwen3-32B', quality: intelligenceIndex(8.5, 'qwen3-32b-instruct'), capabilities: ['reasoning', 'tool-use'], contextWindow: 40960 },
     // Not confirmed in a 2026 list (truefoundry's sync never refreshed it after its first import); kept until a source says it left.
-    { id: 'meta-llama/Meta-Llama-3.1-405B-Instruct', capabilities: ['reasoning', 'tool-use', 'long-context'], contextWindow: 131072 },
+    { id: 'meta-llama/Meta-Llama-3.1-405B-Instruct', quality: intelligenceIndex(8.3, 'llama-3-1-instruct-405b'), capabilities: ['reasoning', 'tool-use', 'long-context'], contextWindow: 131072 },
     {
       id: 'Qwen/Qwen2.5-Coder-32B-Instruct',
       capabilities: ['fast', 'tool-use'],

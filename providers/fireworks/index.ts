@@ -1,5 +1,6 @@
 import { bearerAuth, kindFromId, openAIModelListing, openAICompatibleModel, type OpenAIModelEntry, tokenCount, LONG_CONTEXT_TOKENS } from '../openai-compatible.ts';
 import type { Capability, ListedModel, ProviderPlugin } from '../types.ts';
+import { intelligenceIndex } from '../quality.ts';
 
 /**
  * One entry of Fireworks' OpenAI-format list: `kind` (HF_BASE_MODEL, CUSTOM_MODEL,
@@ -51,10 +52,10 @@ const fireworks: ProviderPlugin = {
   // cited below). The serverless catalog turns over every few weeks: the listing is the authority.
   models: [
     // Reasoning effort low | medium | high; 131072 tokens (https://fireworks.ai/models/fireworks/gpt-oss-120b).
-    { id: 'accounts/fireworks/models/gpt-oss-120b', capabilities: ['reasoning', 'tool-use', 'long-context'], contextWindow: 131072, reasoningEffort: true },
+    { id: 'accounts/fireworks/models/gpt-oss-120b', quality: intelligenceIndex(24.1, 'gpt-oss-120b'), capabilities: ['reasoning', 'tool-use', 'long-context'], contextWindow: 131072, reasoningEffort: true },
     // On serverless since 2026-08-28; GET /models reports context_length 1048576
     // (https://github.com/anomalyco/models.dev/blob/dev/providers/fireworks-ai/models/accounts/fireworks/models/glm-5p3.toml).
-    { id: 'accounts/fireworks/models/glm-5p3', capabilities: ['reasoning', 'tool-use', 'long-context'], contextWindow: 1048576 },
+    { id: 'accounts/fireworks/models/glm-5p3', quality: intelligenceIndex(59.5, 'glm-5-3'), capabilities: ['reasoning', 'tool-use', 'long-context'], contextWindow: 1048576 },
     {
       id: 'accounts/fireworks/models/llama-v3p3-70b-instruct',
       capabilities: ['fast', 'tool-use', 'long-context'],

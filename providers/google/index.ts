@@ -3,6 +3,7 @@ import { nextMidnight } from '../resets.ts';
 import type { Capability, ListedModel, ListingPage, ModelListing, ProviderPlugin } from '../types.ts';
 import { createGoogleEmbeddingModel, googleEmbeddingModels } from './embeddings.ts';
 import { listingEntries } from '../listing-entries.ts';
+import { intelligenceIndex } from '../quality.ts';
 
 const deprecations = 'https://ai.google.dev/gemini-api/docs/deprecations';
 
@@ -93,12 +94,12 @@ const google: ProviderPlugin = {
   // (/docs/models/gemini-3.5-flash-lite, /docs/whats-new-gemini-3.6), gemini-3.1-flash-lite (GA 2026-05-07).
   models: [
     { id: 'gemini-3.8-flash', capabilities: ['reasoning', 'vision', 'tool-use', 'long-context', 'pdf'], contextWindow: 1048576, maxOutputTokens: 65536, reasoningEffort: true },
-    { id: 'gemini-3.6-flash', capabilities: ['fast', 'reasoning', 'vision', 'tool-use', 'long-context', 'pdf'], contextWindow: 1048576, maxOutputTokens: 65536, reasoningEffort: true },
-    { id: 'gemini-3.5-flash-lite', capabilities: ['fast', 'vision', 'tool-use', 'long-context', 'pdf'], contextWindow: 1048576, maxOutputTokens: 65536, reasoningEffort: true },
-    { id: 'gemini-3.1-flash-lite', capabilities: ['fast', 'vision', 'tool-use', 'long-context', 'pdf'], contextWindow: 1048576, maxOutputTokens: 65536 },
+    { id: 'gemini-3.6-flash', quality: intelligenceIndex(51.6, 'gemini-3-6-flash'), capabilities: ['fast', 'reasoning', 'vision', 'tool-use', 'long-context', 'pdf'], contextWindow: 1048576, maxOutputTokens: 65536, reasoningEffort: true },
+    { id: 'gemini-3.5-flash-lite', quality: intelligenceIndex(37.4, 'gemini-3-5-flash-lite'), capabilities: ['fast', 'vision', 'tool-use', 'long-context', 'pdf'], contextWindow: 1048576, maxOutputTokens: 65536, reasoningEffort: true },
+    { id: 'gemini-3.1-flash-lite', quality: intelligenceIndex(25.6, 'gemini-3-1-flash-lite-preview'), capabilities: ['fast', 'vision', 'tool-use', 'long-context', 'pdf'], contextWindow: 1048576, maxOutputTokens: 65536 },
     // Not deprecated and "remains available through the API until further notice"; on the free tier in April 2026
     // (the pricing page as quoted in robhunter/agentdeals#896), not named on the October reading.
-    { id: 'gemini-2.5-flash-lite', capabilities: ['fast', 'tool-use', 'long-context', 'pdf'], contextWindow: 1048576, maxOutputTokens: 65536 },
+    { id: 'gemini-2.5-flash-lite', quality: intelligenceIndex(6.7, 'gemini-2-5-flash-lite'), capabilities: ['fast', 'tool-use', 'long-context', 'pdf'], contextWindow: 1048576, maxOutputTokens: 65536 },
     // Deprecated, no longer selectable in AI Studio, shut down on 2026-12-01 (the announced date; requests are then
     // routed to gemini-3.5-flash-lite and gemini-3.8-flash and billed at their rates); 2.5 Pro left the free tier
     // in April 2026 (agentdeals#896).

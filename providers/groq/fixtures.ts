@@ -125,6 +125,24 @@ const fixtures: ProviderFixtures = {
       kind: 'output_budget',
     },
     {
+      // The 413 a request larger than the free tier's TPM gets, quoted whole with its type and code in
+      // HunorLaczko/ha-groq-cloud-api#27 (2026-05-16); the gpt-oss-120b text with the free plan's 8000 TPM is
+      // quoted in autohandai/code-cli#302 (2026-06-29) and tashfeenahmed/freellmapi#254 (2026-06-07).
+      source: `${limits}; body quoted in https://github.com/autohandai/code-cli/issues/302 and https://github.com/HunorLaczko/ha-groq-cloud-api/issues/27`,
+      name: 'request larger than the per-minute token budget (413)',
+      status: 413,
+      body: {
+        error: {
+          message:
+            'Request too large for model `openai/gpt-oss-120b` in organization `org_01kw3t4t1ke018w1a90cd42bys` service tier `on_demand` on tokens per minute (TPM): Limit 8000, Requested 34041, please reduce your message size and try again. Need more tokens? Upgrade to Dev Tier today at https://console.groq.com/settings/billing',
+          type: 'tokens',
+          code: 'rate_limit_exceeded',
+        },
+      },
+      kind: 'request_too_large',
+      requestLimit: 8000,
+    },
+    {
       source: `${errors} (400 Bad Request)`,
       name: 'context length exceeded',
       status: 400,

@@ -3,6 +3,7 @@ import { openAIQuotaHeaders, quotaReader } from '../quota.ts';
 import { nextUtcMidnight, retryHintAt, secondsHeaderAt } from '../resets.ts';
 import type { ListedModel, ProviderPlugin } from '../types.ts';
 import { createGroqTranscriptionModel, groqTranscriptionModels, groqTranscriptionOptions } from './transcriptions.ts';
+import { intelligenceIndex } from '../quality.ts';
 
 /** Groq's notice of 2026-08-16 for free and developer keys, as quoted in ITSpecialist111/ai_automation_suggester#187. */
 const DECOMMISSIONED_AUGUST = 'https://console.groq.com/docs/deprecations#august-16-2026-llama318binstant-and-llama3370bversatile';
@@ -46,8 +47,10 @@ const groq: ProviderPlugin = {
   models: [
     // 131,072-token window and 65,536 max completion tokens per the models page; reasoning_effort low/medium/high
     // per https://console.groq.com/docs/reasoning (DataTalksClub/llm-zoomcamp#183: "only accepts low, medium, or high").
-    { id: 'openai/gpt-oss-120b', capabilities: ['fast', 'reasoning', 'tool-use', 'long-context'], contextWindow: 131072, maxOutputTokens: 65536, reasoningEffort: true },
-    { id: 'openai/gpt-oss-20b', capabilities: ['fast', 'reasoning', 'tool-use', 'long-context'], contextWindow: 131072, maxOutputTokens: 65536, reasoningEffort: true },
+    // maxRequestTokens: the free plan's 8K tokens per minute (https://console.groq.com/docs/rate-limits, read
+    // 2026-11-27; 8000 in the 413s quoted in autohandai/code-cli#302, 2026-06-29): prompt and max_tokens must fit.
+    { id: 'openai/gpt-oss-120b', maxRequestTokens: 8000, quality: intelligenceIndex(24.1, 'gpt-oss-120b'), capabilities: ['fast', 'reasoning', 'tool-use', 'long-context'], contextWindow: 131072, maxOutputTokens: 65536, reasoningEffort: true },
+    { id: 'openai/gpt-oss-20b', maxRequestTokens: 8000, quality: intelligenceIndex(15.2, 'gpt-oss-20b'), capabilities: ['fast', 'reasoning', 'tool-use', 'long-context'], contextWindow: 131072, maxOutputTokens: 65536, reasoningEffort: true },
     // Decommissioned for free and developer keys on 2026-08-16; they answer 404 model_not_found since.
     { id: 'llama-3.3-70b-versatile', capabilities: ['fast', 'tool-use', 'long-context'], contextWindow: 131072, deprecated: true, retired: { date: '2026-08-16', source: DECOMMISSIONED_AUGUST } },
     { id: 'llama-3.1-8b-instant', capabilities: ['fast', 'tool-use', 'long-context'], contextWindow: 131072, deprecated: true, retired: { date: '2026-08-16', source: DECOMMISSIONED_AUGUST } },
@@ -83,6 +86,14 @@ const groq: ProviderPlugin = {
       retryAt: (answer, now) => retryHintAt(answer.body, now) ?? secondsHeaderAt(answer.headers, 'retry-after', now) ?? nextUtcMidnight(now),
     },
     { name: 'per-minute limit (RPM, TPM)', status: 429, kind: 'rate_limited' },
+    {
+      // "Request too large for model `x` ... on tokens per minute (TPM): Limit 8000, Requested 34041": this
+      // request can never fit the key's per-minute budget for the model. No wait helps and the key is fine:
+      // the limit is learnt for the key and model, and the next candidate is tried.
+      name: 'request larger than the per-minute token budget (413)',
+      status: 413,
+      kind: 'request_too_large',
+    },
     { name: 'invalid API key', status: 401, kind: 'invalid_key' },
     { name: 'model not found', status: 404, kind: 'model_unavailable' },
     // "The model `x` has been decommissioned and is no longer supported" (code model_decommissioned).

@@ -2,6 +2,7 @@ import { bearerAuth, kindFromId, openAICompatibleModel, openAIModelListing, type
 import { quotaReader } from '../quota.ts';
 import type { Capability, ListedModel, ProviderPlugin } from '../types.ts';
 import { mistralEmbeddingModels } from './embeddings.ts';
+import { intelligenceIndex } from '../quality.ts';
 
 /** The model cards' source (mistralai/platform-docs-public, read as of 2026-08-21). */
 const modelCard = (slug: string): string => `https://docs.mistral.ai/models/model-cards/${slug}`;
@@ -69,13 +70,13 @@ const mistral: ProviderPlugin = {
   // (https://docs.mistral.ai/studio/conversations/reasoning), which an effort level cannot be mapped onto.
   models: [
     // Mistral Small 4 (mistral-small-2603): instruct, reasoning and coding in one model; text and image in.
-    { id: 'mistral-small-latest', capabilities: ['fast', 'reasoning', 'vision', 'tool-use', 'long-context'], contextWindow: 262144 },
+    { id: 'mistral-small-latest', quality: intelligenceIndex(19.7, 'mistral-small-4'), capabilities: ['fast', 'reasoning', 'vision', 'tool-use', 'long-context'], contextWindow: 262144 },
     // Mistral Medium 3.5 (mistral-medium-3-5): reasoning output, text and image in.
-    { id: 'mistral-medium-latest', capabilities: ['reasoning', 'vision', 'tool-use', 'long-context'], contextWindow: 262144 },
+    { id: 'mistral-medium-latest', quality: intelligenceIndex(30.4, 'mistral-medium-3-5'), capabilities: ['reasoning', 'vision', 'tool-use', 'long-context'], contextWindow: 262144 },
     // Mistral Large 3 (mistral-large-2512).
-    { id: 'mistral-large-latest', capabilities: ['vision', 'tool-use', 'long-context'], contextWindow: 262144 },
+    { id: 'mistral-large-latest', quality: intelligenceIndex(15.9, 'mistral-large-3'), capabilities: ['vision', 'tool-use', 'long-context'], contextWindow: 262144 },
     // Ministral 3 8B (ministral-8b-2512), the named replacement of Mistral NeMo.
-    { id: 'ministral-8b-latest', capabilities: ['fast', 'vision', 'tool-use', 'long-context'], contextWindow: 262144 },
+    { id: 'ministral-8b-latest', quality: intelligenceIndex(9, 'ministral-3-8b'), capabilities: ['fast', 'vision', 'tool-use', 'long-context'], contextWindow: 262144 },
     // Codestral 25.08 (codestral-2508): its card says 128k.
     { id: 'codestral-latest', capabilities: ['fast', 'tool-use', 'long-context'], contextWindow: 131072 },
     // Deprecated 2026-05-22, retired 2026-07-31 (replacement: Ministral 3 8B).

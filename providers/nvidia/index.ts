@@ -1,6 +1,7 @@
 import { bearerAuth, kindFromId, openAIModelListing, openAICompatibleModel } from '../openai-compatible.ts';
 import type { ListedModel, ProviderPlugin } from '../types.ts';
 import { createNvidiaEmbeddingModel, nvidiaEmbeddingModels, nvidiaEmbeddingOptions } from './embeddings.ts';
+import { intelligenceIndex } from '../quality.ts';
 
 /**
  * NVIDIA's catalog also lists hosted models that take no chat: detectors, PII
@@ -39,12 +40,12 @@ const nvidia: ProviderPlugin = {
   // each cited below, and the live model list quoted in https://github.com/NVIDIA/NemoClaw/issues/2703.
   // NVIDIA does not publish trial context windows: 131072 is a floor for the DeepSeek V4 releases.
   models: [
-    { id: 'deepseek-ai/deepseek-v4-flash-0731', capabilities: ['reasoning', 'tool-use', 'long-context'], contextWindow: 131072 },
-    { id: 'deepseek-ai/deepseek-v4-pro-0813', capabilities: ['reasoning', 'tool-use', 'long-context'], contextWindow: 131072 },
+    { id: 'deepseek-ai/deepseek-v4-flash-0731', quality: intelligenceIndex(51.8, 'deepseek-v4-flash'), capabilities: ['reasoning', 'tool-use', 'long-context'], contextWindow: 131072 },
+    { id: 'deepseek-ai/deepseek-v4-pro-0813', quality: intelligenceIndex(53.2, 'deepseek-v4-pro'), capabilities: ['reasoning', 'tool-use', 'long-context'], contextWindow: 131072 },
     { id: 'mistralai/mistral-nemotron', capabilities: ['tool-use', 'fast', 'long-context'], contextWindow: 131072 },
-    { id: 'nvidia/nemotron-3-super-120b-a12b', capabilities: ['reasoning', 'tool-use', 'long-context'], contextWindow: 262144 },
-    { id: 'nvidia/nemotron-3-nano-30b-a3b', capabilities: ['fast', 'tool-use', 'long-context'], contextWindow: 262144 },
-    { id: 'meta/llama-3.3-70b-instruct', capabilities: ['fast', 'tool-use', 'long-context'], contextWindow: 131072 },
+    { id: 'nvidia/nemotron-3-super-120b-a12b', quality: intelligenceIndex(25.7, 'nvidia-nemotron-3-super-120b-a12b'), capabilities: ['reasoning', 'tool-use', 'long-context'], contextWindow: 262144 },
+    { id: 'nvidia/nemotron-3-nano-30b-a3b', quality: intelligenceIndex(7.2, 'nvidia-nemotron-3-nano-30b-a3b'), capabilities: ['fast', 'tool-use', 'long-context'], contextWindow: 262144 },
+    { id: 'meta/llama-3.3-70b-instruct', quality: intelligenceIndex(9.3, 'llama-3-3-instruct-70b'), capabilities: ['fast', 'tool-use', 'long-context'], contextWindow: 131072 },
     {
       id: 'deepseek-ai/deepseek-v4-pro',
       capabilities: ['reasoning', 'tool-use', 'long-context'],

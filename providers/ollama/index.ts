@@ -1,5 +1,6 @@
 import { bearerAuth, kindFromId, openAICompatibleModel, openAIModelListing } from '../openai-compatible.ts';
 import type { ProviderPlugin } from '../types.ts';
+import { intelligenceIndex } from '../quality.ts';
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 86_400_000;
@@ -32,13 +33,13 @@ export function nextWeeklyReset(now: number): number {
  */
 const starterModels: ProviderPlugin['models'] = [
   // reasoning_effort low/medium/high; gpt-oss cannot turn thinking off (fgrehm/pi-ollama-cloud README).
-  { id: 'gpt-oss:120b', capabilities: ['reasoning', 'tool-use', 'long-context'], contextWindow: 131_072, reasoningEffort: true },
-  { id: 'gemma4:31b', capabilities: ['reasoning', 'vision', 'tool-use', 'long-context'], contextWindow: 262_144 },
-  { id: 'nemotron-3-super', capabilities: ['reasoning', 'tool-use', 'long-context'], contextWindow: 262_144 },
-  { id: 'nemotron-3-ultra', capabilities: ['reasoning', 'tool-use', 'long-context'], contextWindow: 262_144 },
-  { id: 'minimax-m3', capabilities: ['reasoning', 'vision', 'tool-use', 'long-context'], contextWindow: 512_000 },
-  { id: 'gpt-oss:20b', capabilities: ['fast', 'reasoning', 'tool-use', 'long-context'], contextWindow: 131_072, reasoningEffort: true },
-  { id: 'nemotron-3-nano:30b', capabilities: ['fast', 'reasoning', 'tool-use', 'long-context'], contextWindow: 262_144 },
+  { id: 'gpt-oss:120b', quality: intelligenceIndex(24.1, 'gpt-oss-120b'), capabilities: ['reasoning', 'tool-use', 'long-context'], contextWindow: 131_072, reasoningEffort: true },
+  { id: 'gemma4:31b', quality: intelligenceIndex(29.7, 'gemma-4-31b'), capabilities: ['reasoning', 'vision', 'tool-use', 'long-context'], contextWindow: 262_144 },
+  { id: 'nemotron-3-super', quality: intelligenceIndex(25.7, 'nvidia-nemotron-3-super-120b-a12b'), capabilities: ['reasoning', 'tool-use', 'long-context'], contextWindow: 262_144 },
+  { id: 'nemotron-3-ultra', quality: intelligenceIndex(38.3, 'nvidia-nemotron-3-ultra-550b-a55b'), capabilities: ['reasoning', 'tool-use', 'long-context'], contextWindow: 262_144 },
+  { id: 'minimax-m3', quality: intelligenceIndex(45.4, 'minimax-m3'), capabilities: ['reasoning', 'vision', 'tool-use', 'long-context'], contextWindow: 512_000 },
+  { id: 'gpt-oss:20b', quality: intelligenceIndex(15.2, 'gpt-oss-20b'), capabilities: ['fast', 'reasoning', 'tool-use', 'long-context'], contextWindow: 131_072, reasoningEffort: true },
+  { id: 'nemotron-3-nano:30b', quality: intelligenceIndex(7.2, 'nvidia-nemotron-3-nano-30b-a3b'), capabilities: ['fast', 'reasoning', 'tool-use', 'long-context'], contextWindow: 262_144 },
 ];
 
 /** Nothing but the starter models joins an alias, whatever a key's listing holds. */

@@ -2,6 +2,7 @@ import { bearerAuth, kindFromId, openAICompatibleModel, openAIModelListing, type
 import { quotaReader } from '../quota.ts';
 import { nextUtcMidnight } from '../resets.ts';
 import type { Capability, ListedModel, ProviderPlugin, UpstreamErrorAnswer } from '../types.ts';
+import { intelligenceIndex } from '../quality.ts';
 
 /** The answer a 402 says the balance still covers. */
 const affordable = /can only afford (\d{1,9})\b/;
@@ -80,18 +81,18 @@ const openrouter: ProviderPlugin = {
   // models then), the others in anomalyco/models.dev's OpenRouter catalog of 2026-07-02; none has a public
   // "No endpoints found" report since. No reading after September was found: the live list has the last word.
   models: [
-    { id: 'nvidia/nemotron-3-ultra-550b-a55b:free', capabilities: ['reasoning', 'tool-use', 'long-context'], contextWindow: 1000000, maxOutputTokens: 65536 },
-    { id: 'nvidia/nemotron-3-super-120b-a12b:free', capabilities: ['reasoning', 'tool-use', 'long-context'], contextWindow: 1048576 },
+    { id: 'nvidia/nemotron-3-ultra-550b-a55b:free', quality: intelligenceIndex(38.3, 'nvidia-nemotron-3-ultra-550b-a55b'), capabilities: ['reasoning', 'tool-use', 'long-context'], contextWindow: 1000000, maxOutputTokens: 65536 },
+    { id: 'nvidia/nemotron-3-super-120b-a12b:free', quality: intelligenceIndex(25.7, 'nvidia-nemotron-3-super-120b-a12b'), capabilities: ['reasoning', 'tool-use', 'long-context'], contextWindow: 1048576 },
     // 262,144 tokens in, 32,768 out; text, image and video in (anomalyco/models.dev#1387).
-    { id: 'google/gemma-4-31b-it:free', capabilities: ['vision', 'tool-use', 'long-context'], contextWindow: 262144, maxOutputTokens: 32768 },
-    { id: 'google/gemma-4-26b-a4b-it:free', capabilities: ['vision', 'tool-use', 'long-context'], contextWindow: 262144, maxOutputTokens: 32768 },
+    { id: 'google/gemma-4-31b-it:free', quality: intelligenceIndex(29.7, 'gemma-4-31b'), capabilities: ['vision', 'tool-use', 'long-context'], contextWindow: 262144, maxOutputTokens: 32768 },
+    { id: 'google/gemma-4-26b-a4b-it:free', quality: intelligenceIndex(26.1, 'gemma-4-26b-a4b'), capabilities: ['vision', 'tool-use', 'long-context'], contextWindow: 262144, maxOutputTokens: 32768 },
     { id: 'poolside/laguna-m.1:free', capabilities: ['tool-use', 'reasoning', 'long-context'], contextWindow: 262144, maxOutputTokens: 32768 },
     { id: 'poolside/laguna-s-2.1:free', capabilities: ['tool-use', 'reasoning', 'long-context'], contextWindow: 262144, maxOutputTokens: 32768 },
     { id: 'poolside/laguna-xs-2.1:free', capabilities: ['tool-use', 'fast', 'long-context'], contextWindow: 262144, maxOutputTokens: 32768 },
     // 256K in, 64K out (Cohere's model page, docs.cohere.com/docs/north-mini-code-1.0; the listing says 256,000 / 64,000).
-    { id: 'cohere/north-mini-code:free', capabilities: ['tool-use', 'reasoning', 'long-context'], contextWindow: 256000, maxOutputTokens: 64000 },
-    { id: 'nvidia/nemotron-3-nano-30b-a3b:free', capabilities: ['fast', 'tool-use', 'long-context'], contextWindow: 262144 },
-    { id: 'qwen/qwen3-next-80b-a3b-instruct:free', capabilities: ['tool-use', 'long-context'], contextWindow: 262144 },
+    { id: 'cohere/north-mini-code:free', quality: intelligenceIndex(20.2, 'north-mini-code'), capabilities: ['tool-use', 'reasoning', 'long-context'], contextWindow: 256000, maxOutputTokens: 64000 },
+    { id: 'nvidia/nemotron-3-nano-30b-a3b:free', quality: intelligenceIndex(7.2, 'nvidia-nemotron-3-nano-30b-a3b'), capabilities: ['fast', 'tool-use', 'long-context'], contextWindow: 262144 },
+    { id: 'qwen/qwen3-next-80b-a3b-instruct:free', quality: intelligenceIndex(13.8, 'qwen3-next-80b-a3b-instruct'), capabilities: ['tool-use', 'long-context'], contextWindow: 262144 },
   ],
   authHeaders: bearerAuth,
   logprobs: true,

@@ -1,6 +1,7 @@
 import { bearerAuth, kindFromId, openAIModelListing, openAICompatibleEmbeddingModel, openAICompatibleModel, type OpenAIModelEntry, tokenCount, LONG_CONTEXT_TOKENS } from '../openai-compatible.ts';
 import type { ListedModel, ProviderPlugin } from '../types.ts';
 import { ovhcloudEmbeddingModels } from './embeddings.ts';
+import { intelligenceIndex } from '../quality.ts';
 
 /** OVHcloud's "AI Endpoints - Getting started" guide (updated 2026-03-19), read from its source on 2026-11-27. */
 const GETTING_STARTED = 'https://github.com/ovh/docs/blob/develop/pages/public_cloud/ai_machine_learning/endpoints_guide_01_getting_started/guide.en-gb.md';
@@ -66,12 +67,12 @@ const ovhcloud: ProviderPlugin = {
   // https://github.com/juspay/neurolink/blob/master/src/lib/providers/catalog/ovhcloud.json. Ids are case-sensitive.
   models: [
     // The catalog card lists a reasoning_effort parameter (low, medium, high) and a reasoning_content answer field.
-    { id: 'gpt-oss-120b', capabilities: ['reasoning', 'tool-use', 'long-context'], contextWindow: 131072, reasoningEffort: true },
+    { id: 'gpt-oss-120b', quality: intelligenceIndex(24.1, 'gpt-oss-120b'), capabilities: ['reasoning', 'tool-use', 'long-context'], contextWindow: 131072, reasoningEffort: true },
     // A "Reasoning LLM" with function calling; its card's parameters are not recorded, so no reasoning_effort is sent.
-    { id: 'gpt-oss-20b', capabilities: ['reasoning', 'tool-use', 'long-context'], contextWindow: 131072 },
-    { id: 'Meta-Llama-3_3-70B-Instruct', capabilities: ['tool-use', 'long-context'], contextWindow: 131072 },
-    { id: 'Qwen3.5-397B-A17B', capabilities: ['tool-use', 'vision', 'long-context'], contextWindow: 262144 },
-    { id: 'Qwen3.6-27B', capabilities: ['tool-use', 'vision', 'long-context'], contextWindow: 262144 },
+    { id: 'gpt-oss-20b', quality: intelligenceIndex(15.2, 'gpt-oss-20b'), capabilities: ['reasoning', 'tool-use', 'long-context'], contextWindow: 131072 },
+    { id: 'Meta-Llama-3_3-70B-Instruct', quality: intelligenceIndex(9.3, 'llama-3-3-instruct-70b'), capabilities: ['tool-use', 'long-context'], contextWindow: 131072 },
+    { id: 'Qwen3.5-397B-A17B', quality: intelligenceIndex(34.3, 'qwen3-5-397b-a17b'), capabilities: ['tool-use', 'vision', 'long-context'], contextWindow: 262144 },
+    { id: 'Qwen3.6-27B', quality: intelligenceIndex(37.7, 'qwen3-6-27b'), capabilities: ['tool-use', 'vision', 'long-context'], contextWindow: 262144 },
     // "Function calling: No" on the catalog card.
     { id: 'Qwen2.5-VL-72B-Instruct', capabilities: ['vision'], contextWindow: 32768 },
     // On the roster, not on the catalog page: tools and image input are not confirmed.

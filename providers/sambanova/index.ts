@@ -2,6 +2,7 @@ import { bearerAuth, kindFromId, openAICompatibleModel, openAIModelListing, type
 import { parseReset, quotaReader } from '../quota.ts';
 import { nextUtcMidnight } from '../resets.ts';
 import type { ListedModel, ProviderPlugin } from '../types.ts';
+import { intelligenceIndex } from '../quality.ts';
 
 /**
  * One entry of SambaNova's model list, which reports `context_length`, `max_completion_tokens` and `pricing`.
@@ -44,10 +45,10 @@ const sambanova: ProviderPlugin = {
   // Checked 2026-11-25 against https://docs.sambanova.ai/docs/en/models/sambacloud-models (production models;
   // "128k tokens" read as 131,072, "192k" as 196,608).
   models: [
-    { id: 'Meta-Llama-3.3-70B-Instruct', capabilities: ['fast', 'tool-use', 'long-context'], contextWindow: 131072 },
-    { id: 'gpt-oss-120b', capabilities: ['fast', 'reasoning', 'tool-use', 'long-context'], contextWindow: 131072 },
-    { id: 'DeepSeek-V3.1', capabilities: ['reasoning', 'tool-use', 'long-context'], contextWindow: 131072 },
-    { id: 'MiniMax-M2.7', capabilities: ['reasoning', 'tool-use', 'long-context'], contextWindow: 196608 },
+    { id: 'Meta-Llama-3.3-70B-Instruct', quality: intelligenceIndex(9.3, 'llama-3-3-instruct-70b'), capabilities: ['fast', 'tool-use', 'long-context'], contextWindow: 131072 },
+    { id: 'gpt-oss-120b', quality: intelligenceIndex(24.1, 'gpt-oss-120b'), capabilities: ['fast', 'reasoning', 'tool-use', 'long-context'], contextWindow: 131072 },
+    { id: 'DeepSeek-V3.1', quality: intelligenceIndex(21.4, 'deepseek-v3-1'), capabilities: ['reasoning', 'tool-use', 'long-context'], contextWindow: 131072 },
+    { id: 'MiniMax-M2.7', quality: intelligenceIndex(38.9, 'minimax-m2-7'), capabilities: ['reasoning', 'tool-use', 'long-context'], contextWindow: 196608 },
     // No longer on the models page (nor in the /v1/models answer quoted in juspay/neurolink's guide, 2026-08-27);
     // the day SambaNova removed them was not found, so they carry no retirement date.
     { id: 'Meta-Llama-3.1-8B-Instruct', capabilities: ['fast', 'tool-use', 'long-context'], contextWindow: 131072, deprecated: true },

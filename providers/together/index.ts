@@ -3,6 +3,7 @@ import { quotaReader } from '../quota.ts';
 import { secondsHeaderAt } from '../resets.ts';
 import type { ListedModel, ModelListing, ProviderPlugin } from '../types.ts';
 import { listingEntries } from '../listing-entries.ts';
+import { intelligenceIndex } from '../quality.ts';
 
 /** Together's `type` of a listed model, as Freeway routes it: only chat and embedding models are ever called. */
 function kindOfType(type: unknown): ListedModel['kind'] {
@@ -53,11 +54,11 @@ const together: ProviderPlugin = {
   // https://docs.together.ai/docs/deprecations could not be read on 2026-11-25 beyond their policy text. Together is
   // paid only, so aliases reach these models only with a paid key; its live list shows which ones the key can use.
   models: [
-    { id: 'meta-llama/Llama-3.3-70B-Instruct-Turbo', capabilities: ['fast', 'tool-use', 'long-context'], contextWindow: 131072 },
-    { id: 'meta-llama/Llama-3.1-8B-Instruct-Turbo', capabilities: ['fast', 'tool-use', 'long-context'], contextWindow: 131072 },
-    { id: 'mistralai/Mixtral-8x22B-Instruct-v0.1', capabilities: ['reasoning', 'tool-use'], contextWindow: 65536 },
-    { id: 'deepseek-ai/DeepSeek-R1', capabilities: ['reasoning', 'tool-use'], contextWindow: 16384 },
-    { id: 'Qwen/Qwen3-32B', capabilities: ['reasoning', 'tool-use', 'long-context'], contextWindow: 131072 },
+    { id: 'meta-llama/Llama-3.3-70B-Instruct-Turbo', quality: intelligenceIndex(9.3, 'llama-3-3-instruct-70b'), capabilities: ['fast', 'tool-use', 'long-context'], contextWindow: 131072 },
+    { id: 'meta-llama/Llama-3.1-8B-Instruct-Turbo', quality: intelligenceIndex(7.4, 'llama-3-1-instruct-8b'), capabilities: ['fast', 'tool-use', 'long-context'], contextWindow: 131072 },
+    { id: 'mistralai/Mixtral-8x22B-Instruct-v0.1', quality: intelligenceIndex(4, 'mistral-8x22b-instruct'), capabilities: ['reasoning', 'tool-use'], contextWindow: 65536 },
+    { id: 'deepseek-ai/DeepSeek-R1', quality: intelligenceIndex(18.6, 'deepseek-r1-0120'), capabilities: ['reasoning', 'tool-use'], contextWindow: 16384 },
+    { id: 'Qwen/Qwen3-32B', quality: intelligenceIndex(8.5, 'qwen3-32b-instruct'), capabilities: ['reasoning', 'tool-use', 'long-context'], contextWindow: 131072 },
   ],
   authHeaders: bearerAuth,
   // https://support.together.ai/en/articles/8988956-rate-limits: x-ratelimit-remaining (requests)

@@ -10,6 +10,7 @@ import {
 } from '../openai-compatible.ts';
 import type { Capability, ListedModel, ProviderPlugin } from '../types.ts';
 import { vercelEmbeddingModels } from './embeddings.ts';
+import { intelligenceIndex } from '../quality.ts';
 
 /** A price of the listing (USD a token, as text) that is zero. */
 function zero(value: unknown): boolean {
@@ -88,10 +89,10 @@ const vercel: ProviderPlugin = {
   // users do not have access to this model", a 403 that quarantines the model for that key), and the live
   // list has the last word.
   models: [
-    { id: 'deepseek/deepseek-v4-flash-0731', capabilities: ['fast', 'reasoning', 'tool-use', 'long-context'], contextWindow: 1_000_000, maxOutputTokens: 384_000 },
+    { id: 'deepseek/deepseek-v4-flash-0731', quality: intelligenceIndex(51.8, 'deepseek-v4-flash'), capabilities: ['fast', 'reasoning', 'tool-use', 'long-context'], contextWindow: 1_000_000, maxOutputTokens: 384_000 },
     { id: 'openai/gpt-4o-mini', capabilities: ['fast', 'vision', 'tool-use', 'long-context'], contextWindow: 128_000 },
-    { id: 'google/gemini-2.5-flash-lite', capabilities: ['fast', 'vision', 'tool-use', 'long-context'], contextWindow: 1_048_576 },
-    { id: 'minimax/minimax-m3', capabilities: ['reasoning', 'vision', 'tool-use', 'long-context'], contextWindow: 1_000_000 },
+    { id: 'google/gemini-2.5-flash-lite', quality: intelligenceIndex(6.7, 'gemini-2-5-flash-lite'), capabilities: ['fast', 'vision', 'tool-use', 'long-context'], contextWindow: 1_048_576 },
+    { id: 'minimax/minimax-m3', quality: intelligenceIndex(45.4, 'minimax-m3'), capabilities: ['reasoning', 'vision', 'tool-use', 'long-context'], contextWindow: 1_000_000 },
   ],
   authHeaders: bearerAuth,
   // https://vercel.com/docs/ai-gateway/rate-limits and the answers quoted in fixtures.ts.

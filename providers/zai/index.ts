@@ -1,5 +1,6 @@
 import { bearerAuth, openAICompatibleModel } from '../openai-compatible.ts';
 import type { ProviderPlugin } from '../types.ts';
+import { intelligenceIndex } from '../quality.ts';
 
 /** The text-model pricing table that marks GLM-4.7-Flash and GLM-4.6V-Flash "Free" (read 2026-11-27). */
 const PRICING = 'https://docs.z.ai/guides/overview/pricing';
@@ -41,7 +42,7 @@ const zai: ProviderPlugin = {
     // 200K context (Z.AI's deployment as AI gateways list it: vercel.com/ai-gateway/models/glm-4.7-flash, and
     // anomalyco/models.dev providers/zai/models/glm-4.7-flash.toml); "the GLM-4.7 GLM-4.6 series supports 128K maximum
     // output" (max_tokens up to 131072, chat-completion reference). Thinking is on by default; tools are taken.
-    { id: 'glm-4.7-flash', capabilities: ['fast', 'reasoning', 'tool-use', 'long-context'], contextWindow: 200_000, maxOutputTokens: 131_072 },
+    { id: 'glm-4.7-flash', quality: intelligenceIndex(23.3, 'glm-4-7-flash'), capabilities: ['fast', 'reasoning', 'tool-use', 'long-context'], contextWindow: 200_000, maxOutputTokens: 131_072 },
     // "GLM-4.6V-Flash: Lightweight, Completely Free", video, image, text and file in, 128K context
     // (https://docs.z.ai/guides/vlm/glm-4.6v); tools are taken by the GLM-4.6V series. The reference says the series
     // "supports 32K maximum output" but bounds the vision request's max_tokens at 16384: the bound is used.

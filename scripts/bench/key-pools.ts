@@ -45,9 +45,9 @@ function headersWith(perProvider: number): Record<string, string> {
 const rounds = 3_000;
 for (const perProvider of [1, 4, 16]) {
   const headers = headersWith(perProvider);
-  for (let i = 0; i < 300; i++) await router.plan(auto, readKeys(headers), []);
+  for (let i = 0; i < 300; i++) await router.plan({ entry: auto, keys: readKeys(headers), needs: [] });
   const started = performance.now();
-  for (let i = 0; i < rounds; i++) await router.plan(auto, readKeys(headers), []);
+  for (let i = 0; i < rounds; i++) await router.plan({ entry: auto, keys: readKeys(headers), needs: [] });
   const us = ((performance.now() - started) / rounds) * 1000;
   console.log(`${plugins.length} providers x ${String(perProvider).padStart(2)} keys: ${us.toFixed(0).padStart(5)} µs to read the headers and plan free:auto`);
 }

@@ -57,19 +57,19 @@ function routerWith(live: 'on' | 'off') {
 }
 
 async function perPlan(router: ReturnType<typeof routerWith>['router'], rounds = 200_000): Promise<number> {
-  for (let i = 0; i < 20_000; i++) await router.plan(auto as never, keys, []);
+  for (let i = 0; i < 20_000; i++) await router.plan({ entry: auto as never, keys: keys, needs: [] });
   const started = process.cpuUsage();
-  for (let i = 0; i < rounds; i++) await router.plan(auto as never, keys, []);
+  for (let i = 0; i < rounds; i++) await router.plan({ entry: auto as never, keys: keys, needs: [] });
   const used = process.cpuUsage(started);
   return (used.user + used.system) / rounds;
 }
 
 const off = routerWith('off');
 const on = routerWith('on');
-await on.router.plan(auto, keys, []);
+await on.router.plan({ entry: auto, keys: keys, needs: [] });
 const callsAfterFirst = listingCalls;
 const quarantined = routerWith('on');
-await quarantined.router.plan(auto, keys, []);
+await quarantined.router.plan({ entry: auto, keys: keys, needs: [] });
 await quarantined.knowledge.quarantines.add({ healthId: hashKey('groq', keys.get('groq')?.[0] as string), modelId: 'live-only-a', reason: '404 model not found', scope: 'key' });
 
 const results: Array<[string, number]> = [];

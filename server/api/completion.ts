@@ -1,13 +1,16 @@
 import type { Request, RequestHandler, Response } from 'express';
 import { isAlias, type Catalog } from '../../catalog/catalog.ts';
 import type { Capability, RequestExtras } from '../../providers/types.ts';
-import { freewayError, type ErrorType, type HttpError } from '../core/errors.ts';
+import { routingStrategies, type RoutingStrategy } from '../config/index.ts';
+import { freewayError, invalidField, type ErrorType, type HttpError } from '../core/errors.ts';
+import type { TextHasher } from '../state/key-hash.ts';
 import type { ShutdownGate } from '../http/shutdown.ts';
 import type { Redactor } from '../core/redact.ts';
 import {
   CallerGone,
   StreamFailed,
   classifyFailure,
+  conversationId,
   routedModel,
   type AttemptLog,
   type CallOptions,
@@ -79,10 +82,22 @@ export interface CompletionDeps {
   readonly shutdown: ShutdownGate;
   /** The rate limit's client of a request, whose model listings LISTINGS_PER_MINUTE bounds. */
   readonly clientOf?: (req: Request) => string;
+  /** The HMAC that names a conversation (routing/sticky.ts); absent with STICKY=off. */
+  readonly conversations?: TextHasher;
+}
+
+/** The strategy a request asks for with `X-Freeway-Routing`, if it asks; any other value is a 400 naming the header. */
+function routingOf(req: Request): RoutingStrategy | undefined {
+  const raw = req.headers['x-freeway-routing'];
+  if (raw === undefined) return undefined;
+  const value = (Array.isArray(raw) ? raw.join(',') : raw).trim().toLowerCase();
+  const strategy = routingStrategies.find((name) => name === value);
+  if (strategy === undefined) throw invalidField('X-Freeway-Routing', `must be one of ${routingStrategies.join(', ')}`);
+  return strategy;
 }
 
 export function attemptsHeader(attempts: readonly AttemptLog[]): string {
-  return attempts.map((a) => `${a.provider}/${a.model}${a.key === undefined ? '' : ` key ${a.key}`} ${a.status} ${a.ms}ms`).join(', ');
+  return attempts.map((a) => `${a.provider}/${a.model}${a.key === undefined ? '' : ` key ${a.key}`} ${a.status}${a.ms === undefined ? '' : ` ${a.ms}ms`}`).join(', ');
 }
 
 const SHUTDOWN_REASON = 'Freeway was shutting down and SHUTDOWN_TIMEOUT_MS ran out before the answer was complete';
@@ -226,13 +241,17 @@ export function completionRoute<Req>(api: ClientApi<Req>, deps: CompletionDeps):
     const client = (): string => deps.clientOf?.(req) ?? '';
     // A pinned model the plugin does not know is served when a live list of the request's keys holds it.
     const entry = await lookUpModel({ catalog, target, kind: 'chat', findLive: (model) => router.findLive(model, keys, client) });
-    const plan = await router.plan(entry, keys, isAlias(entry) ? api.needs(request) : [], client);
+    const strategy = routingOf(req);
+    const callOptions = api.callOptions(request);
+    const alias = isAlias(entry);
+    const conversation = alias && deps.conversations ? conversationId(deps.conversations, { target: entry.id, keys, prompt: callOptions.prompt }) : undefined;
+    const plan = await router.plan({ entry, keys, needs: alias ? api.needs(request) : [], client, strategy, conversation });
     const user = api.user(request);
     const extras: RequestExtras = api.extras ? { ...api.extras(request), user } : { user };
     const attempts: AttemptLog[] = [];
     locals.attempts = attempts;
-    const model = routedModel(router, { plan, keys, models, extras, attempts, maxResponseBytes: deps.maxResponseBytes });
-    const options = { ...api.callOptions(request), abortSignal: callerController(res, deps.shutdown).signal };
+    const model = routedModel(router, { plan, keys, models, extras, attempts, maxResponseBytes: deps.maxResponseBytes, conversation });
+    const options = { ...callOptions, abortSignal: callerController(res, deps.shutdown).signal };
     try {
       if (api.stream(request)) {
         await sendStream({ res, routed: await model.doStream(options), encoder: api.openStream(request), attempts, keys }, deps);

@@ -23,7 +23,7 @@ export interface WholeCall<T> {
  * and sets the X-Freeway-* headers. Undefined when the caller went away (its connection is closed).
  */
 export async function runWholeCall<T>(res: Response, deps: WholeCallDeps, { entry, keys, attempt }: WholeCall<T>): Promise<{ value: T; model: CatalogModel } | undefined> {
-  const plan = await deps.router.plan(entry, keys, []);
+  const plan = await deps.router.plan({ entry, keys, needs: [] });
   const caller = callerController(res, deps.shutdown);
   const attempts: AttemptLog[] = [];
   res.locals.attempts = attempts;

@@ -4,6 +4,7 @@ import { createMemoryHealthRecords, type HealthPolicy, type Outcome } from '../s
 import { createMemoryKeyCheckStore, type KeyCheckRecord } from '../state/key-checks.ts';
 import { createMemoryKnowledgeStore } from '../state/knowledge.ts';
 import { createSlidingWindowStore } from '../state/sliding-window-store.ts';
+import { createMemoryStickyStore } from '../state/sticky.ts';
 
 /*
  * WORKERS > 1 without REDIS_URL: the primary holds the rate-limit windows,
@@ -28,7 +29,9 @@ export type StoreCall =
   | { readonly op: 'models.get' | 'models.fields'; readonly ids: readonly string[] }
   | { readonly op: 'models.set'; readonly id: string; readonly value: string; readonly ttlMs: number }
   | { readonly op: 'models.claim'; readonly id: string; readonly ttlMs: number }
-  | { readonly op: 'models.setField'; readonly id: string; readonly field: string; readonly value: string; readonly ttlMs: number };
+  | { readonly op: 'models.setField'; readonly id: string; readonly field: string; readonly value: string; readonly ttlMs: number }
+  | { readonly op: 'sticky.get'; readonly conversation: string }
+  | { readonly op: 'sticky.set'; readonly conversation: string; readonly model: string; readonly ttlMs: number };
 
 /** Rate-limit info as it crosses the channel (a Date would arrive as a string). */
 export interface WireInfo {
@@ -52,6 +55,7 @@ export function createPrimaryStores(config: Config, policy: HealthPolicy): Prima
   const health = createMemoryHealthRecords(policy, undefined, undefined, config.state.healthMaxRecords);
   const checks = createMemoryKeyCheckStore(config.state.healthMaxRecords);
   const knowledge = createMemoryKnowledgeStore(config.models.maxKeys, config.models.maxBytes);
+  const sticky = createMemoryStickyStore(config.sticky.maxEntries);
 
   async function run(call: StoreCall): Promise<unknown> {
     switch (call.op) {
@@ -91,6 +95,10 @@ export function createPrimaryStores(config: Config, policy: HealthPolicy): Prima
         return knowledge.claim(call.id, call.ttlMs);
       case 'models.setField':
         return knowledge.setField(call.id, call.field, call.value, call.ttlMs);
+      case 'sticky.get':
+        return (await sticky.get(call.conversation)) ?? null;
+      case 'sticky.set':
+        return sticky.set(call.conversation, call.model, call.ttlMs);
     }
   }
 
@@ -101,6 +109,7 @@ export function createPrimaryStores(config: Config, policy: HealthPolicy): Prima
       await health.close();
       await checks.close();
       await knowledge.close();
+      await sticky.close();
     },
   };
 }

@@ -5,6 +5,7 @@ import type { HealthPolicy, HealthRecord, HealthStore } from '../state/health.ts
 import { withKeyCheckFallback, type KeyCheckRecord, type KeyCheckStore } from '../state/key-checks.ts';
 import { createMemoryKnowledgeStore, withKnowledgeFallback, type KnowledgeStore } from '../state/knowledge.ts';
 import { failOpen, withHealthFallback } from '../state/stores.ts';
+import { createMemoryStickyStore, withStickyFallback, type StickyStore } from '../state/sticky.ts';
 import { createThrottledWarn } from '../state/warn-every.ts';
 import { connectToPrimary, type AskOptions, type AskPrimary } from './channel.ts';
 import type { StoreCall, WireInfo } from './primary-stores.ts';
@@ -72,9 +73,19 @@ function knowledgeProxy(call: <T>(call: StoreCall) => Promise<T>): KnowledgeStor
   };
 }
 
+function stickyProxy(call: <T>(call: StoreCall) => Promise<T>): StickyStore {
+  return {
+    get: async (conversation) => (await call<string | null>({ op: 'sticky.get', conversation })) ?? undefined,
+    set: (conversation, model, ttlMs) => call<void>({ op: 'sticky.set', conversation, model, ttlMs }),
+    async close() {},
+  };
+}
+
 export interface WorkerStoreOptions {
   /** The bounds of the memory the knowledge store falls back to (MODELS_MAX_KEYS, MODELS_MAX_BYTES). */
   readonly limits?: Pick<ModelsConfig, 'maxKeys' | 'maxBytes'>;
+  /** STICKY_MAX_ENTRIES: the bound of the memory the sticky store falls back to. */
+  readonly stickyMaxEntries?: number;
   /** The channel to the primary; this process's when absent. */
   readonly ask?: AskPrimary;
 }
@@ -87,8 +98,8 @@ export interface WorkerStoreOptions {
 export function createWorkerStores(
   logger: Logger,
   policy: HealthPolicy,
-  { limits = { maxKeys: 10_000, maxBytes: 64 * 1024 ** 2 }, ask = connectToPrimary() }: WorkerStoreOptions = {},
-): { healthStore: HealthStore; rateLimitStore: Store; knowledgeStore: KnowledgeStore; keyCheckStore: KeyCheckStore } {
+  { limits = { maxKeys: 10_000, maxBytes: 64 * 1024 ** 2 }, stickyMaxEntries = 100_000, ask = connectToPrimary() }: WorkerStoreOptions = {},
+): { healthStore: HealthStore; rateLimitStore: Store; knowledgeStore: KnowledgeStore; keyCheckStore: KeyCheckStore; stickyStore: StickyStore } {
   const call = <T>(storeOp: StoreCall): Promise<T> => ask<T>(storeOp, storeCall);
   const warn = createThrottledWarn(logger);
   const where = 'the cluster primary';
@@ -97,5 +108,6 @@ export function createWorkerStores(
     rateLimitStore: failOpen(rateLimitProxy(call), warn, where),
     healthStore: withHealthFallback(healthProxy(call), policy, warn, where),
     knowledgeStore: withKnowledgeFallback(knowledgeProxy(call), createMemoryKnowledgeStore(limits.maxKeys, limits.maxBytes), warn, where),
+    stickyStore: withStickyFallback(stickyProxy(call), createMemoryStickyStore(stickyMaxEntries), warn, where),
   };
 }

@@ -26,6 +26,7 @@ export interface Config {
   readonly timeouts: Values<Table['timeouts']>;
   readonly rateLimit: Values<Table['rateLimit']>;
   readonly routing: Values<Table['routing']>;
+  readonly sticky: Values<Table['sticky']>;
   readonly state: Omit<Values<Table['state']>, 'keyHashSecret'> & {
     /** HMAC secret for the hashes that key provider health: KEY_HASH_SECRET, or random per process. */
     readonly keyHashSecret: string;

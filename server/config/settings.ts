@@ -22,7 +22,7 @@ import {
 } from './parse.ts';
 
 /** How an alias orders the candidates of one tier (ROUTING). */
-export const routingStrategies = ['latency', 'priority'] as const;
+export const routingStrategies = ['quality', 'latency', 'priority'] as const;
 export type RoutingStrategy = (typeof routingStrategies)[number];
 
 export const settings = {
@@ -138,15 +138,43 @@ export const settings = {
   routing: {
     strategy: custom<RoutingStrategy>({
       env: 'ROUTING',
-      default: 'latency',
+      default: 'quality',
       emptyIsValue: true,
-      accepts: '`latency` or `priority`',
-      doc: '`latency` prefers the providers with the shortest observed time to first token; `priority` keeps the plugins\' priority',
+      accepts: '`quality`, `latency` or `priority`',
+      doc: "How an alias orders the candidates of one tier: `quality` tries the free tier's strongest models first (by their benchmark score, the quickest first among scores within `ROUTING_QUALITY_BAND`; `free:fast` by speed), `latency` the shortest observed time to first token, `priority` the plugins' priority; a request may choose with `X-Freeway-Routing` ([docs/routing.md](routing.md#how-a-model-is-chosen))",
       parse(raw) {
         const strategy = routingStrategies.find((name) => name === raw);
-        if (strategy === undefined) throw new Error(`ROUTING must be latency or priority, got ${shown(raw)}`);
+        if (strategy === undefined) throw new Error(`ROUTING must be quality, latency or priority, got ${shown(raw)}`);
         return strategy;
       },
+    }),
+    qualityBand: custom({
+      env: 'ROUTING_QUALITY_BAND',
+      default: '3',
+      accepts: 'number from 0 to 100',
+      doc: 'Under `quality`, models whose scores lie within this many points of the benchmark (Artificial Analysis Intelligence Index) of each other are ordered among themselves by observed speed; `0` keeps strict score order',
+      parse(raw) {
+        const band = raw.trim() === '' ? 3 : Number(raw);
+        if (!(band >= 0 && band <= 100)) throw new Error(`ROUTING_QUALITY_BAND must be a number from 0 to 100, got ${shown(raw)}`);
+        return band;
+      },
+    }),
+    fitMargin: custom({
+      env: 'FIT_MARGIN',
+      default: '0.2',
+      accepts: 'number from 0 to 10',
+      doc: "A candidate is skipped for a request's size only when the estimate of its input exceeds the model's context window or per-request token limit by more than this share (`0.2`: more than 1.2 x the limit), so the estimate never blocks a request that would have fit",
+      parse(raw) {
+        const margin = raw.trim() === '' ? 0.2 : Number(raw);
+        if (!(margin >= 0 && margin <= 10)) throw new Error(`FIT_MARGIN must be a number from 0 to 10, got ${shown(raw)}`);
+        return margin;
+      },
+    }),
+    learnedLimitMs: integer({
+      env: 'LEARNED_LIMIT_MS',
+      default: 86_400_000,
+      min: 1,
+      doc: "How long a per-request token limit learnt for a key and model (from a provider's 413 or its rate-limit headers) is kept",
     }),
     exploreShare: custom({
       env: 'ROUTING_EXPLORE_SHARE',
@@ -159,7 +187,17 @@ export const settings = {
         return share;
       },
     }),
-    maxAttempts: integer({ env: 'MAX_ATTEMPTS', default: 5, min: 1, doc: 'Candidates tried per request' }),
+    maxAttempts: integer({ env: 'MAX_ATTEMPTS', default: 5, min: 1, doc: 'Candidates tried per request (candidates skipped for their size do not count)' }),
+  },
+  sticky: {
+    mode: flag({ env: 'STICKY', default: 'on', words: ['on', 'off'], doc: "`on`: a conversation's turns through an alias go first to the model that answered its last turn ([docs/routing.md](routing.md#one-model-per-conversation)); `off`: every turn is routed afresh" }),
+    ttlMs: integer({ env: 'STICKY_TTL_MS', default: 1_800_000, min: 1, doc: 'How long a conversation keeps its model after its last answer' }),
+    maxEntries: integer({
+      env: 'STICKY_MAX_ENTRIES',
+      default: 100_000,
+      min: 1,
+      doc: 'Conversations whose model a process (or the cluster primary, or Redis) keeps; past it the least recently used is dropped, and that conversation is routed as usual',
+    }),
   },
   state: {
     redisUrl: custom<string | undefined>({
@@ -275,6 +313,7 @@ export const groupTitles: Readonly<Record<keyof typeof settings, string>> = {
   timeouts: 'Timeouts',
   rateLimit: 'Rate limit',
   routing: 'Routing',
+  sticky: 'One model per conversation',
   state: 'Shared state',
   models: 'Live model lists',
   api: 'APIs',

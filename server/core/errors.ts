@@ -195,6 +195,12 @@ export const errorCatalogue = {
     message: '{provider} rejected the request: {reason}',
     remedy: 'Fix the request as the provider\'s words say; retrying it unchanged fails the same way.',
   },
+  FREEWAY_REQUEST_TOO_LARGE: {
+    status: 400,
+    type: 'invalid_request_error',
+    message: 'Request too large: about {tokens} tokens of input, more than any model your keys can use takes; the largest context window your keys offer is {window}.',
+    remedy: 'Send a shorter conversation, or keys of providers with larger windows; X-Freeway-Attempts names each model skipped and its limit (a free tier\'s tokens per minute can be smaller than the window).',
+  },
   FREEWAY_CONTEXT_TOO_LONG: {
     status: 400,
     type: 'invalid_request_error',

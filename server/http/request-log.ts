@@ -61,7 +61,7 @@ export function exitAfterFlush(logger: Logger, code: number): void {
 
 export interface LogLocals {
   /** Every upstream attempt of the request: provider, model, the key's position when there are several, status, ms. No keys. */
-  attempts?: ReadonlyArray<{ provider: string; model: string; key?: number; status: number | string; ms: number }>;
+  attempts?: ReadonlyArray<{ provider: string; model: string; key?: number; status: number | string; ms?: number }>;
   /**
    * Set when a request did not end the way its status says (a stream ended by an
    * error event, a slow caller cut off, shutdown): logged at warn with the reason.

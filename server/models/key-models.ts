@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import type { Catalog, CatalogModel, ModelObject } from '../../catalog/catalog.ts';
+import { rankingFields, type Catalog, type CatalogModel, type ModelObject } from '../../catalog/catalog.ts';
 import type { ListedModel } from '../../providers/types.ts';
 import type { KeyReader } from '../core/keys.ts';
 import type { KeyHasher } from '../state/key-hash.ts';
@@ -94,6 +94,7 @@ export function keyModelList(deps: KeyModelDeps): KeyModelList {
         owned_by: provider.id,
         capabilities: [...model.spec.capabilities],
         context_window: model.spec.contextWindow,
+        ...rankingFields(model.spec),
         deprecated: model.spec.deprecated === true,
         tier,
         source: inList ? 'live' : 'curated',
@@ -114,6 +115,7 @@ export function keyModelList(deps: KeyModelDeps): KeyModelList {
         owned_by: provider.id,
         capabilities: [...(listed.capabilities ?? [])],
         context_window: listed.contextWindow ?? null,
+        ...rankingFields(undefined),
         deprecated: false,
         tier,
         source: 'live',

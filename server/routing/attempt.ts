@@ -8,9 +8,10 @@ export interface AttemptLog {
   readonly model: string;
   /** The key's position in its header, when the header carried more than one key. */
   readonly key?: number;
-  /** Upstream HTTP status, `ok`, or what went wrong without one (`timeout`, `connection`, ...). */
+  /** Upstream HTTP status, `ok`, or what went wrong without one (`timeout`, `connection`, ...), or why it was skipped (`too large (~41000 > 8000 tokens)`). */
   readonly status: number | string;
-  readonly ms: number;
+  /** How long the attempt took; absent for a candidate skipped without a call. */
+  readonly ms?: number;
 }
 
 /** What a call to one upstream is handed: the signal to pass on, and where to report what it learnt. */

@@ -38,6 +38,8 @@ export interface FailureRecord {
   readonly quarantine?: 'key' | 'provider';
   /** The most output tokens the model takes, as its upstream stated: later requests are lowered before the call. */
   readonly outputLimit?: number;
+  /** The most tokens one request may hold with this key and model, as its upstream stated: larger requests are not sent to it (LEARNED_LIMIT_MS). */
+  readonly requestLimit?: number;
 }
 
 export interface Decision {
@@ -51,8 +53,8 @@ export interface PolicyRow {
   readonly failure: string;
   /** What the key's health records; absent: nothing, the key is not at fault. */
   readonly health?: Exclude<Outcome['kind'], 'success'>;
-  /** Besides health: the model is quarantined, or its output maximum learnt. */
-  readonly learns?: 'quarantine' | 'output limit';
+  /** Besides health: the model is quarantined, its output maximum learnt, or the key's per-request limit for it. */
+  readonly learns?: 'quarantine' | 'output limit' | 'request limit';
   readonly alias: StepKind;
   readonly pinned: StepKind;
   /** For a conditional step (`lower budget`): what comes next when its condition does not hold. */
@@ -77,6 +79,12 @@ export const failoverTable: { readonly [Kind in FailureKind]: PolicyRow } = {
     alias: 'lower budget',
     pinned: 'lower budget',
     otherwise: { alias: 'next model', pinned: 'stop' },
+  },
+  request_too_large: {
+    failure: "the request is larger than the key's per-request token budget for the model (Groq's 413 on tokens per minute)",
+    learns: 'request limit',
+    alias: 'next key',
+    pinned: 'next key',
   },
   request: { failure: 'the request itself is wrong: any provider would refuse it', alias: 'reject', pinned: 'reject' },
   deadline: { failure: 'REQUEST_TIMEOUT_MS or STREAM_MAX_DURATION_MS ran out while the upstream was answering', alias: 'stop', pinned: 'stop' },
@@ -128,7 +136,13 @@ function recordOf(row: PolicyRow, context: FailureContext): FailureRecord {
   // A 404 "no endpoint supports what you asked" is about the request, not the model.
   const quarantine = row.learns === 'quarantine' && !failure.aboutRequest ? (failure.status === 410 ? 'provider' : 'key') : undefined;
   const outputLimit = row.learns === 'output limit' ? failure.maxOutputTokens : undefined;
-  return { ...(health && { health }), ...(quarantine && { quarantine }), ...(outputLimit !== undefined && { outputLimit }) };
+  const requestLimit = row.learns === 'request limit' ? failure.requestLimit : undefined;
+  return {
+    ...(health && { health }),
+    ...(quarantine && { quarantine }),
+    ...(outputLimit !== undefined && { outputLimit }),
+    ...(requestLimit !== undefined && { requestLimit }),
+  };
 }
 
 /** The error a `reject` ends the request with. */
@@ -271,6 +285,14 @@ export function noteFailure(failures: Failures, { failure, model, position, coun
   if (failure.kind === 'unsupported') failures.unsupported += 1;
 }
 
+/** The 400 for a request estimated too large for every candidate it had (their windows and per-request limits). */
+export function requestTooLarge(input: number, models: readonly CatalogModel[]): HttpError {
+  let largest: CatalogModel | undefined;
+  for (const model of models) if (!largest || model.spec.contextWindow > largest.spec.contextWindow) largest = model;
+  const window = largest ? `${largest.spec.contextWindow} tokens (${largest.id})` : 'none';
+  return freewayError('FREEWAY_REQUEST_TOO_LARGE', { tokens: input, window });
+}
+
 /** The 400 for a request that fits the context window of no model left to try. */
 export function contextTooLong(target: string, failures: Failures): HttpError {
   const logReason = `The request does not fit the context window of any model behind ${target}: ${failures.logged.join('; ')}`;
@@ -295,7 +317,7 @@ export function exhausted(plan: PlanSummary, failures: Failures, attempts: numbe
       ? freewayError('FREEWAY_PINNED_UNSUPPORTED', { provider: plan.provider ?? '', reason: failed.reason })
       : freewayError('FREEWAY_UNSUPPORTED_REQUEST', { target: plan.target, reasons: failures.reasons.join('; ') });
   }
-  if (plan.pinned && failed && (failed.kind === 'request' || failed.kind === 'context_too_long' || failed.kind === 'output_budget')) {
+  if (plan.pinned && failed && (failed.kind === 'request' || failed.kind === 'context_too_long' || failed.kind === 'output_budget' || failed.kind === 'request_too_large')) {
     return upstreamRejection(plan.provider ?? '', failed);
   }
   const all = [...failures.reasons, ...plan.skipped];

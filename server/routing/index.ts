@@ -7,6 +7,8 @@
  * (test/ops/layers.test.ts).
  */
 export type { Attempt, AttemptControl, AttemptLog } from './attempt.ts';
+export { estimateInputTokens } from './estimate.ts';
+export { conversationId } from './sticky.ts';
 export { CallerGone, failoverTable, type PolicyRow, type StepKind } from './failover.ts';
 export { HEALTH_TIMINGS, healthPolicy, viewHealth, type HealthView } from './health.ts';
 export { createUpstreamFetch } from './http-client.ts';
@@ -15,6 +17,7 @@ export { createLatencyTracker, type LatencyTracker } from './latency.ts';
 export type { Candidate, Plan } from './plan.ts';
 export { routedModel, StreamFailed, type RoutedModel, type RoutedRequest, type RoutedStreamResult } from './routed-model.ts';
 export { createRouter, type AttemptFn, type Router, type RouterDeps } from './router.ts';
+export type { PlanRequest } from './planner.ts';
 export type { RoutedContent, RoutedContentPart, RoutedFinish, RoutedPart, ToolCallEnd, ToolCallStart } from './stream-parts.ts';
 export { beginCall, cachedModels, createModelSource, type CallOptions, type Collected, type ModelSource } from './upstream.ts';
 export { classifyFailure, type Failure, type FailureKind } from './upstream-errors.ts';

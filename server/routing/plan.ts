@@ -86,6 +86,10 @@ export interface PlanInput {
   /** A pool's id from its keys' health ids. */
   readonly poolId: (providerId: string, healthIds: readonly string[]) => string;
   readonly routing: RoutingStrategy;
+  /** ROUTING_QUALITY_BAND: under `quality`, scores this close are ordered by speed. */
+  readonly qualityBand: number;
+  /** The catalog id of the model that answered the conversation's last turn: it goes first when it is a candidate of the leading tier. */
+  readonly preferred?: string;
   readonly exploreShare: number;
   /** The first-token latency estimate of a pool's model (`poolModelId`), when one is known. */
   readonly latency: (id: string) => number | undefined;
@@ -207,35 +211,92 @@ function learntModels(input: PlanInput, providerKeys: ReadonlyMap<string, Provid
 /** A candidate's tier: its provider's, or free for a call without a key (the provider's own free use). */
 const tierOf = (candidate: Candidate): number => (isAnonymous(candidate.key) ? 0 : tierRank(candidate.model.provider));
 
-/** How many candidates, from the first, share the first one's tier. */
-function countSameTier(ready: readonly Candidate[]): number {
-  const first = tierOf(ready[0] as Candidate);
+/** How many candidates, from `from`, share the tier of the one there. */
+function countSameTier(ready: readonly Candidate[], from = 0): number {
+  const first = tierOf(ready[from] as Candidate);
   let count = 1;
-  while (count < ready.length && tierOf(ready[count] as Candidate) === first) count += 1;
+  while (from + count < ready.length && tierOf(ready[from + count] as Candidate) === first) count += 1;
   return count;
 }
 
-/** The candidates in the order they are tried: free tiers first (catalog order), then the fastest; now and then one explored. */
+type Ranked = Candidate & { readonly order: number; readonly ms: number; readonly score: number | undefined };
+
+/** Faster first; with nothing measured (or the same), catalog order (provider priority, then plugin order). */
+const bySpeed = (a: Ranked, b: Ranked): number => a.ms - b.ms || a.order - b.order;
+
+/**
+ * The free tier under `quality`: scored models first, strongest first; models whose scores lie within
+ * `band` of the strongest of their group are ordered among themselves by observed speed, and with nothing
+ * measured the higher score goes first (then catalog order); models without a score follow, by speed.
+ * Returns how many candidates lead as the top band (for exploration).
+ */
+function byQuality(free: Ranked[], band: number): number {
+  const scored = free.filter((candidate) => candidate.score !== undefined).sort((a, b) => (b.score as number) - (a.score as number) || a.order - b.order);
+  const unscored = free.filter((candidate) => candidate.score === undefined).sort(bySpeed);
+  const ordered: Ranked[] = [];
+  let topBand = 0;
+  for (let start = 0; start < scored.length; ) {
+    const top = (scored[start] as Ranked).score as number;
+    let end = start + 1;
+    while (end < scored.length && top - ((scored[end] as Ranked).score as number) <= band) end += 1;
+    const group = scored.slice(start, end).sort((a, b) => a.ms - b.ms || (b.score as number) - (a.score as number) || a.order - b.order);
+    if (start === 0) topBand = group.length;
+    ordered.push(...group);
+    start = end;
+  }
+  free.splice(0, free.length, ...ordered, ...unscored);
+  return topBand > 0 ? topBand : free.length;
+}
+
+/**
+ * The candidates in the order they are tried: free tiers first, then the providers whose allowance is
+ * money, paid-only last. Within the free tier by the strategy (quality: the strongest usable model first;
+ * latency: the fastest; priority: catalog order); costlier tiers keep speed-then-catalog order under
+ * quality too, so that quality never spends a credit on the dearest model first. Now and then one other
+ * candidate of the leading group is explored, to keep the speed estimates fresh.
+ */
 function orderCandidates(input: PlanInput, models: readonly CatalogModel[], providerKeys: ReadonlyMap<string, ProviderKeys>, pinned: boolean): Candidate[] {
-  const latencyRouting = input.routing === 'latency';
-  const ready: Array<Candidate & { order: number; ms: number }> = [];
+  const strategy = input.routing === 'quality' && input.entry.id === 'free:fast' ? 'latency' : input.routing;
+  const measured = strategy !== 'priority';
+  const ready: Ranked[] = [];
   models.forEach((model, order) => {
     const { usable, count, poolId } = providerKeys.get(model.provider.id) as ProviderKeys;
     const first = pinned ? usable[0] : usable.find((choice) => canUse(choice, model));
     if (!first) return;
-    const ms = latencyRouting ? input.latency(poolModelId(poolId, model.spec.id)) ?? Infinity : 0;
-    ready.push({ model, key: first.key, healthId: first.healthId, tier: first.tier, keyPosition: first.position, keyCount: count, order, ms });
+    const ms = measured ? input.latency(poolModelId(poolId, model.spec.id)) ?? Infinity : 0;
+    ready.push({ model, key: first.key, healthId: first.healthId, tier: first.tier, keyPosition: first.position, keyCount: count, order, ms, score: model.spec.quality?.score });
   });
   // A half-open key keeps its place: the request that reaches it is its probe.
-  ready.sort((a, b) => tierOf(a) - tierOf(b) || a.ms - b.ms || a.order - b.order);
-  const sameTier = ready.length > 1 ? countSameTier(ready) : 1;
-  if (latencyRouting && sameTier > 1 && input.random() < input.exploreShare) {
-    // Keep the estimates of the others fresh: now and then one of them goes first, never one of a costlier tier.
-    const pick = 1 + Math.floor(input.random() * (sameTier - 1));
+  ready.sort((a, b) => tierOf(a) - tierOf(b) || bySpeed(a, b));
+  if (ready.length === 0) return ready;
+  const firstTier = countSameTier(ready);
+  let leading = firstTier;
+  if (strategy === 'quality' && tierOf(ready[0] as Candidate) === 0) {
+    const free = ready.slice(0, firstTier);
+    leading = byQuality(free, input.qualityBand);
+    ready.splice(0, firstTier, ...free);
+  }
+  if (measured && leading > 1 && input.random() < input.exploreShare) {
+    // Keep the estimates of the others fresh: now and then one of them goes first, never one of a costlier tier or a lower band.
+    const pick = 1 + Math.floor(input.random() * (leading - 1));
     const [explored] = ready.splice(pick, 1);
     if (explored) ready.unshift(explored);
   }
   return ready;
+}
+
+/**
+ * A conversation keeps its model: the one that answered its last turn goes first, if it is a candidate
+ * of this request (its alias, the capabilities asked for, a usable key) in the leading tier. Stickiness
+ * never makes a conversation spend a credit while a free model can answer.
+ */
+function preferFirst(candidates: Candidate[], preferred: string | undefined): Candidate[] {
+  if (preferred === undefined || candidates.length < 2) return candidates;
+  const at = candidates.findIndex((candidate) => candidate.model.id === preferred);
+  if (at <= 0 || tierOf(candidates[at] as Candidate) !== tierOf(candidates[0] as Candidate)) return candidates;
+  const [kept] = candidates.splice(at, 1);
+  candidates.unshift(kept as Candidate);
+  return candidates;
 }
 
 /** The plan for one request: the candidates in order, each provider's usable keys, and what was skipped and why. */
@@ -248,6 +309,6 @@ export function planCandidates(input: PlanInput): Plan {
   for (const id of input.healthIds.keys()) providerKeys.set(id, providerKeysOf(input, id, lookHealth, skips));
   const learnt = !pinned && input.view !== undefined && (input.lists !== undefined || (input.quarantined?.size ?? 0) > 0);
   const models = learnt ? learntModels(input, providerKeys) : input.models;
-  const candidates = orderCandidates(input, models, providerKeys, pinned);
+  const candidates = preferFirst(orderCandidates(input, models, providerKeys, pinned), input.preferred);
   return { target: entry.id, pinned, candidates, keys: providerKeys, skipped: skips.skipped, retryAfterSeconds: skips.retryAfterSeconds };
 }

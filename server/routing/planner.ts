@@ -2,6 +2,7 @@ import type { Alias, CatalogModel } from '../../catalog/catalog.ts';
 import type { Capability } from '../../providers/types.ts';
 import type { RoutingStrategy } from '../config/index.ts';
 import type { HealthStore } from '../state/health.ts';
+import type { StickyStore } from '../state/sticky.ts';
 import type { KeyHasher } from '../state/key-hash.ts';
 import { type HealthView, viewHealth } from './health.ts';
 import type { KeyPool, KeySet } from '../core/keys.ts';
@@ -14,7 +15,10 @@ import { candidateModels, looksAtHealth, planCandidates, type Plan } from './pla
 /** Gathers what a plan is made from (key hashes, health, live lists, quarantines, latency) and makes it. */
 
 export interface PlannerDeps {
+  /** ROUTING: the strategy of a request that names none. */
   readonly routing: RoutingStrategy;
+  /** ROUTING_QUALITY_BAND. */
+  readonly qualityBand: number;
   readonly exploreShare: number;
   readonly health: HealthStore;
   readonly hashKey: KeyHasher;
@@ -23,11 +27,26 @@ export interface PlannerDeps {
   readonly now: () => number;
   readonly knowledge?: ModelKnowledge;
   readonly providers?: readonly CatalogModel['provider'][];
+  /** Which model answered each conversation's last turn; without it (STICKY=off), every turn is routed afresh. */
+  readonly sticky?: StickyStore;
+}
+
+/** One request to plan. */
+export interface PlanRequest {
+  readonly entry: Alias | CatalogModel;
+  readonly keys: KeySet;
+  /** Capabilities a model must have to take the request (tools, images, ...); an alias narrows to them. */
+  readonly needs: readonly Capability[];
+  /** The rate limit's client, whose listings LISTINGS_PER_MINUTE bounds. */
+  readonly client?: () => string;
+  /** X-Freeway-Routing: this request's strategy; ROUTING when absent. */
+  readonly strategy?: RoutingStrategy;
+  /** The request's conversation (routing/sticky.ts): the model that answered its last turn goes first, where it can. */
+  readonly conversation?: string;
 }
 
 export interface Planner {
-  /** `client` is the rate limit's client, whose listings LISTINGS_PER_MINUTE bounds. */
-  plan(entry: Alias | CatalogModel, keys: KeySet, needs: readonly Capability[], client?: () => string): Promise<Plan>;
+  plan(request: PlanRequest): Promise<Plan>;
   /** A pinned `{provider}/{modelId}` the plugin does not know, found in the live list of one of the request's keys. */
   findLive(target: string, keys: KeySet, client?: () => string, kind?: 'chat' | 'embedding'): Promise<CatalogModel | undefined>;
 }
@@ -89,15 +108,16 @@ export function createPlanner(deps: PlannerDeps): Planner {
     return lists;
   }
 
-  async function plan(entry: Alias | CatalogModel, keys: KeySet, needs: readonly Capability[], client: () => string = noClient): Promise<Plan> {
+  async function plan({ entry, keys, needs, client = noClient, strategy, conversation }: PlanRequest): Promise<Plan> {
     const models = candidateModels(entry, keys, needs);
     const pinned = !('models' in entry);
     const hashed = hashKeys(models, keys, hashKey);
     const lists = pinned ? undefined : await liveLists({ entry, models, keys, client }, hashed);
     const lookHealth = looksAtHealth(pinned, hashed.byProvider);
-    const [records, quarantined] = await Promise.all([
+    const [records, quarantined, preferred] = await Promise.all([
       lookHealth ? health.get(hashed.all) : [],
       knowledge && !pinned ? knowledge.quarantines.read(hashed.all) : undefined,
+      deps.sticky && conversation !== undefined && !pinned ? deps.sticky.get(conversation) : undefined,
     ]);
     const at = deps.now();
     const views = new Map<string, HealthView>();
@@ -116,7 +136,9 @@ export function createPlanner(deps: PlannerDeps): Planner {
       quarantined,
       view: knowledge?.view,
       poolId,
-      routing: deps.routing,
+      routing: strategy ?? deps.routing,
+      qualityBand: deps.qualityBand,
+      preferred,
       exploreShare: deps.exploreShare,
       latency: latencyOf,
       random: deps.random,

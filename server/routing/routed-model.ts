@@ -4,6 +4,7 @@ import type { AttemptLog } from './attempt.ts';
 import type { KeySet } from '../core/keys.ts';
 import type { Candidate, Plan } from './plan.ts';
 import type { Router, Routed } from './router.ts';
+import { estimateInputTokens } from './estimate.ts';
 import type { RoutedPart } from './stream-parts.ts';
 import { collect, openStream, type Collected, type ModelSource, type OpenedStream, type UpstreamCall } from './upstream.ts';
 import type { Failure } from './upstream-errors.ts';
@@ -27,6 +28,8 @@ export interface RoutedRequest {
   readonly attempts: AttemptLog[];
   /** MAX_RESPONSE_BYTES: the most answer collected by `doGenerate`. */
   readonly maxResponseBytes: number;
+  /** The request's conversation (routing/sticky.ts), whose model is kept after the answer. */
+  readonly conversation?: string;
 }
 
 export interface RoutedStreamResult extends Omit<LanguageModelV4StreamResult, 'stream'> {
@@ -113,8 +116,14 @@ function upstreamCall(options: LanguageModelV4CallOptions, request: RoutedReques
   return { options: rest, models: request.models, extras: request.extras };
 }
 
+/** The call's input estimate, made once when routing first needs it. */
+function lazyEstimate(options: LanguageModelV4CallOptions): () => number {
+  let tokens: number | undefined;
+  return () => (tokens ??= estimateInputTokens(options));
+}
+
 export function routedModel(router: Pick<Router, 'run'>, request: RoutedRequest): RoutedModel {
-  const { plan, keys, attempts } = request;
+  const { plan, keys, attempts, conversation } = request;
   return {
     specificationVersion: 'v4',
     provider: 'freeway',
@@ -123,7 +132,16 @@ export function routedModel(router: Pick<Router, 'run'>, request: RoutedRequest)
     async doStream(options) {
       const call = upstreamCall(options, request);
       const callerSignal = options.abortSignal ?? neverAborted;
-      const routed = await router.run({ plan, keys, attempt: (candidate, attempt) => openStream(call, candidate, attempt), callerSignal, attempts, budget: options.maxOutputTokens });
+      const routed = await router.run({
+        plan,
+        keys,
+        attempt: (candidate, attempt) => openStream(call, candidate, attempt),
+        callerSignal,
+        attempts,
+        budget: options.maxOutputTokens,
+        inputTokens: lazyEstimate(options),
+        conversation,
+      });
       return { stream: routedStream(routed), candidate: routed.candidate };
     },
     async doGenerate(options) {
@@ -136,6 +154,8 @@ export function routedModel(router: Pick<Router, 'run'>, request: RoutedRequest)
         callerSignal,
         attempts,
         budget: options.maxOutputTokens,
+        inputTokens: lazyEstimate(options),
+        conversation,
       });
       await routed.finish();
       return { ...routed.value, warnings: [], candidate: routed.candidate };

@@ -1,16 +1,17 @@
-import type { Alias, CatalogModel } from '../../catalog/catalog.ts';
-import type { Capability } from '../../providers/types.ts';
+import type { CatalogModel } from '../../catalog/catalog.ts';
 import type { Config } from '../config/index.ts';
 import type { Redactor } from '../core/redact.ts';
+import { createBoundedMap } from '../state/bounded-map.ts';
 import type { HealthStore } from '../state/health.ts';
 import type { KeyHasher } from '../state/key-hash.ts';
+import type { StickyStore } from '../state/sticky.ts';
 import type { KeySet } from '../core/keys.ts';
 import type { LatencyTracker } from './latency.ts';
 import type { ModelKnowledge } from '../models/model-knowledge.ts';
 import { logAttempt, startAttempt, type Attempt, type AttemptLog, type AttemptTimings, type RunningAttempt } from './attempt.ts';
-import { CallerGone, contextTooLong, decide, exhausted, noFailures, noteFailure, outputCap, type Decision, type Failures } from './failover.ts';
+import { CallerGone, contextTooLong, decide, exhausted, keyName, noFailures, noteFailure, outputCap, requestTooLarge, type Decision, type Failures } from './failover.ts';
 import { canUse, poolModelId, type Candidate, type Plan, type PoolKey, type ProviderKeys } from './plan.ts';
-import { createPlanner } from './planner.ts';
+import { createPlanner, type PlanRequest } from './planner.ts';
 import { classifyFailure, type Failure } from './upstream-errors.ts';
 
 /** An attempt that produced its answer; the router keeps running it until `finish`. */
@@ -39,11 +40,18 @@ export interface RunRequest<T> {
    * gets its own maximum (`Candidate.maxOutputTokens`).
    */
   readonly budget?: number;
+  /**
+   * The estimate of the request's input tokens (routing/estimate.ts), asked once when first
+   * needed: a candidate it cannot fit is skipped, and a budget that does not fit beside it lowered.
+   */
+  readonly inputTokens?: () => number;
+  /** The request's conversation (routing/sticky.ts): the model that answers is kept for its next turn. */
+  readonly conversation?: string;
 }
 
 export interface RouterDeps {
   readonly config: {
-    readonly routing: Config['routing'];
+    readonly routing: Pick<Config['routing'], 'strategy' | 'exploreShare' | 'maxAttempts'> & Partial<Pick<Config['routing'], 'qualityBand' | 'fitMargin' | 'learnedLimitMs'>>;
     readonly timeouts: Pick<Config['timeouts'], 'requestMs' | 'firstTokenMs' | 'streamIdleMs' | 'streamMaxDurationMs'>;
   };
   readonly health: HealthStore;
@@ -57,11 +65,12 @@ export interface RouterDeps {
   readonly knowledge?: ModelKnowledge;
   /** The catalog's providers, to find a pinned model's plugin in live lists. */
   readonly providers?: readonly CatalogModel['provider'][];
+  /** Which model answered each conversation's last turn, kept for STICKY_TTL_MS; absent with STICKY=off. */
+  readonly sticky?: { readonly store: StickyStore; readonly ttlMs: number };
 }
 
 export interface Router {
-  /** `client` is the rate limit's client, whose listings LISTINGS_PER_MINUTE bounds. */
-  plan(entry: Alias | CatalogModel, keys: KeySet, needs: readonly Capability[], client?: () => string): Promise<Plan>;
+  plan(request: PlanRequest): Promise<Plan>;
   /** A pinned `{provider}/{modelId}` the plugin does not know, found in the live list of one of the request's keys. */
   findLive(target: string, keys: KeySet, client?: () => string, kind?: 'chat' | 'embedding'): Promise<CatalogModel | undefined>;
   /** Tries the plan's candidates in order, under the failover policy (failover.ts), until one answers. */
@@ -72,6 +81,10 @@ export interface Router {
 
 /** NO_CREDIT_WAIT_MS when the router has no model knowledge (tests that build a bare router). */
 const DEFAULT_NO_CREDIT_WAIT_MS = 86_400_000;
+/** The settings' defaults, for a router built without them (tests). */
+const DEFAULT_LEARNED_LIMIT_MS = 86_400_000;
+const DEFAULT_FIT_MARGIN = 0.2;
+const DEFAULT_QUALITY_BAND = 3;
 
 /** One request's failover: what it has tried and met so far. */
 interface RunState<T> extends RunRequest<T> {
@@ -82,6 +95,12 @@ interface RunState<T> extends RunRequest<T> {
   readonly doneKeys: Set<string>;
   /** Providers that failed with a server fault in this request: the next attempt goes elsewhere. */
   readonly failedProviders: Set<string>;
+  /** Attempts made (a candidate skipped for its size is none): MAX_ATTEMPTS bounds them. */
+  tried: number;
+  /** Candidates skipped because the request would not fit them. */
+  tooLarge: number;
+  /** The input estimate, once made (`inputOf`). */
+  input?: number;
 }
 
 /** What the rest of the request does after a model: go on, stop, or go on with larger windows only. */
@@ -100,6 +119,34 @@ interface RouterContext {
   // Catalog model id -> the most output tokens its upstream said it takes. Keys are catalog
   // model ids only (a fixed set), so the map holds at most one entry per model of the catalog.
   readonly learnedOutputLimits: Map<string, number>;
+  /** Key and model (`requestLimitId`) -> the most tokens one request may hold, learnt from a 413 or the key's rate-limit headers. */
+  readonly requestLimits: RequestLimits;
+  /** FIT_MARGIN. */
+  readonly fitMargin: number;
+  readonly sticky: RouterDeps['sticky'];
+}
+
+/** Learnt per-request token limits, kept LEARNED_LIMIT_MS and bounded. */
+interface RequestLimits {
+  get(healthId: string, modelId: string): number | undefined;
+  learn(healthId: string, modelId: string, limit: number): void;
+}
+
+/** The most learnt per-request limits a process keeps (keys x models); past it the least recently learnt goes. */
+const MAX_REQUEST_LIMITS = 100_000;
+
+/** The id a learnt per-request limit is kept under: one key's limit for one model. */
+const requestLimitId = (healthId: string, modelId: string): string => `${healthId}|${modelId}`;
+
+function createRequestLimits(keepMs: number, now: () => number): RequestLimits {
+  const limits = createBoundedMap<number>(MAX_REQUEST_LIMITS, MAX_REQUEST_LIMITS * 128);
+  return {
+    get: (healthId, modelId) => limits.get(requestLimitId(healthId, modelId), now()),
+    learn(healthId, modelId, limit) {
+      const id = requestLimitId(healthId, modelId);
+      limits.set(id, limit, id.length * 2 + 32, now() + keepMs);
+    },
+  };
 }
 
 /** An attempt under way: its timers and abort, and the model and key it is made with. */
@@ -128,11 +175,11 @@ async function attemptFailed<T>(ctx: RouterContext, { run, running, candidate, e
     provider: model.provider.id,
     budgetSent: candidate.maxOutputTokens ?? run.budget,
     budgetLowered,
-    attemptsLeft: ctx.maxAttempts - run.attempts.length - 1,
+    attemptsLeft: ctx.maxAttempts - run.tried - 1,
     msLeft: run.deadline - Date.now(),
     noCreditWaitMs: ctx.noCreditWaitMs,
   });
-  const { health, quarantine, outputLimit } = decision.record;
+  const { health, quarantine, outputLimit, requestLimit } = decision.record;
   if (health) await ctx.health.record(candidate.healthId, health, ctx.now());
   if (quarantine && ctx.knowledge) {
     // Aliases skip the model for this key (a 410: for every key of its provider) for MODEL_QUARANTINE_MS.
@@ -140,6 +187,7 @@ async function attemptFailed<T>(ctx: RouterContext, { run, running, candidate, e
     ctx.knowledge.quarantined?.(model.provider.id, quarantine);
   }
   if (outputLimit !== undefined) ctx.learnedOutputLimits.set(model.id, outputLimit);
+  if (requestLimit !== undefined) ctx.requestLimits.learn(candidate.healthId, model.id, requestLimit);
   return { failure, decision };
 }
 
@@ -152,6 +200,9 @@ async function succeeded<T>(ctx: RouterContext, run: RunState<T>, { running, can
   const quota = headers && candidate.model.provider.readQuota?.(headers, at);
   // Always written: other requests may have recorded failures since this one's plan.
   await ctx.health.record(candidate.healthId, quota ? { kind: 'success', quota } : { kind: 'success' }, at);
+  if (quota?.limitTokens !== undefined) ctx.requestLimits.learn(candidate.healthId, candidate.model.id, quota.limitTokens);
+  // The conversation keeps the model that answered (each answer refreshes it); a store that fails just forgets.
+  if (run.conversation !== undefined && ctx.sticky && !run.plan.pinned) ctx.sticky.store.set(run.conversation, candidate.model.id, ctx.sticky.ttlMs).catch(() => {});
   let finished = false;
   return {
     value,
@@ -174,6 +225,7 @@ async function succeeded<T>(ctx: RouterContext, run: RunState<T>, { running, can
 async function attempt<T>(ctx: RouterContext, run: RunState<T>, candidate: Candidate, budgetLowered: boolean): Promise<Routed<T> | { failure: Failure; decision: Decision }> {
   const plan = run.plan.keys.get(candidate.model.provider.id) as ProviderKeys;
   const latencyId = poolModelId(plan.poolId, candidate.model.spec.id);
+  run.tried += 1;
   const running = startAttempt({ timings: ctx.timings, callerSignal: run.callerSignal, runStarted: run.started, left: run.deadline - Date.now(), onFirstOutput: (ms) => ctx.latency.observe(latencyId, ms) });
   try {
     const value = await run.attempt(candidate, running.attempt);
@@ -193,10 +245,57 @@ interface KeyTry {
   readonly count: number;
 }
 
+/** The request's input estimate, made once, when first needed; undefined when the request gave none. */
+function inputOf<T>(run: RunState<T>): number | undefined {
+  if (run.input === undefined && run.inputTokens) run.input = run.inputTokens();
+  return run.input;
+}
+
+/** What a candidate the request does not fit is skipped for. */
+interface TooLarge {
+  readonly model: CatalogModel;
+  /** The key skipped, for a per-request limit of one key of a pool; absent for the model's context window. */
+  readonly key?: { readonly position: number; readonly count: number };
+  readonly input: number;
+  readonly limit: number;
+}
+
+/** A candidate the request does not fit: no call, no attempt counted; named in X-Freeway-Attempts and in the failures. */
+function skipTooLarge<T>(run: RunState<T>, { model, key, input, limit }: TooLarge): void {
+  const status = `too large (~${input} > ${limit} tokens)`;
+  const provider = model.provider.id;
+  run.attempts.push(key && key.count > 1 ? { provider, model: model.spec.id, key: key.position, status } : { provider, model: model.spec.id, status });
+  const name = keyName(provider, key?.position ?? 1, key?.count ?? 1);
+  run.failures.reasons.push(`${name}: ${status}`);
+  run.failures.logged.push(`${name}: ${status}`);
+  run.tooLarge += 1;
+}
+
+/** Whether `input` exceeds `limit` by more than FIT_MARGIN: only then is a candidate skipped, so that the estimate never blocks a request that would have fit. */
+const overLimit = (input: number, limit: number, margin: number): boolean => input > limit * (1 + margin);
+
+/** The output budget that fits beside the input in the window and the per-request limit, when it must be lowered. */
+function fittedBudget(budget: number | undefined, input: number | undefined, limits: readonly (number | undefined)[]): number | undefined {
+  if (budget === undefined || input === undefined) return undefined;
+  let room = budget;
+  for (const limit of limits) if (limit !== undefined) room = Math.min(room, limit - input);
+  return room > 0 && room < budget ? room : undefined;
+}
+
+/** The smaller of two output caps, either maybe absent. */
+const smaller = (a: number | undefined, b: number | undefined): number | undefined => (a === undefined ? b : b === undefined ? a : Math.min(a, b));
+
 /** One model with one key, as the failover policy says: once, or once more with a lowered output budget. */
 async function tryKey<T>(ctx: RouterContext, run: RunState<T>, { model, choice, count }: KeyTry): Promise<Routed<T> | AfterModel | 'next key'> {
   const base: Candidate = { model, key: choice.key, healthId: choice.healthId, tier: choice.tier, keyPosition: choice.position, keyCount: count };
-  let cap = outputCap(model, run.budget, ctx.learnedOutputLimits.get(model.id));
+  const input = inputOf(run);
+  // What the key itself said (its 413, its rate-limit headers) beats the plugin's documented figure.
+  const requestLimit = ctx.requestLimits.get(choice.healthId, model.id) ?? model.spec.maxRequestTokens;
+  if (input !== undefined && requestLimit !== undefined && overLimit(input, requestLimit, ctx.fitMargin)) {
+    skipTooLarge(run, { model, key: { position: choice.position, count }, input, limit: requestLimit });
+    return 'next key';
+  }
+  let cap = smaller(outputCap(model, run.budget, ctx.learnedOutputLimits.get(model.id)), fittedBudget(run.budget, input, [model.spec.contextWindow, requestLimit]));
   let budgetLowered = false;
   for (;;) {
     const candidate = cap === undefined ? base : { ...base, maxOutputTokens: cap };
@@ -247,10 +346,15 @@ async function tryModel<T>(ctx: RouterContext, run: RunState<T>, model: CatalogM
   const { usable, count, poolId } = run.plan.keys.get(provider) as ProviderKeys;
   const open = usable.filter((choice) => !run.doneKeys.has(choice.healthId) && (run.plan.pinned || canUse(choice, model)));
   if (open.length === 0) return 'next';
+  const input = inputOf(run);
+  if (input !== undefined && overLimit(input, model.spec.contextWindow, ctx.fitMargin)) {
+    skipTooLarge(run, { model, input, limit: model.spec.contextWindow });
+    return 'next';
+  }
   // Healthy keys take turns, per pool and model, across requests (and processes, through the shared store).
   const start = open.length === 1 ? 0 : (await ctx.health.nextTurn(poolModelId(poolId, model.spec.id), ctx.now())) % open.length;
   for (let k = 0; k < open.length; k++) {
-    if (run.attempts.length >= ctx.maxAttempts) return 'stop';
+    if (run.tried >= ctx.maxAttempts) return 'stop';
     const choice = open[(start + k) % open.length] as PoolKey;
     if (run.callerSignal.aborted) throw new CallerGone();
     if (run.deadline - Date.now() <= 0) {
@@ -276,11 +380,13 @@ async function runPlan<T>(ctx: RouterContext, request: RunRequest<T>): Promise<R
     failures: noFailures(),
     doneKeys: new Set(),
     failedProviders: new Set(),
+    tried: 0,
+    tooLarge: 0,
   };
-  const { plan, attempts } = request;
+  const { plan } = request;
   let remaining = plan.candidates;
   let next = 0;
-  while (attempts.length < ctx.maxAttempts) {
+  while (run.tried < ctx.maxAttempts) {
     const candidate = remaining[next++];
     if (!candidate) break;
     const result = await tryModel(ctx, run, candidate.model);
@@ -293,8 +399,10 @@ async function runPlan<T>(ctx: RouterContext, request: RunRequest<T>): Promise<R
       if (remaining.length === 0) throw contextTooLong(plan.target, run.failures);
     }
   }
+  // Every candidate was skipped for its size, none for its health: the request is the problem.
+  if (run.tried === 0 && run.tooLarge > 0 && plan.skipped.length === 0) throw requestTooLarge(inputOf(run) ?? 0, plan.candidates.map((candidate) => candidate.model));
   const summary = { target: plan.target, pinned: plan.pinned, provider: plan.candidates[0]?.model.provider.id, skipped: plan.skipped, retryAfterSeconds: plan.retryAfterSeconds };
-  throw exhausted(summary, run.failures, attempts.length);
+  throw exhausted(summary, run.failures, run.tried);
 }
 
 export function createRouter(deps: RouterDeps): Router {
@@ -307,8 +415,33 @@ export function createRouter(deps: RouterDeps): Router {
     streamIdleTimeoutMs: timeouts.streamIdleMs,
     streamMaxDurationMs: timeouts.streamMaxDurationMs,
   };
-  const ctx: RouterContext = { maxAttempts: config.routing.maxAttempts, timings, health, latency, redact, now, knowledge, noCreditWaitMs: knowledge?.noCreditWaitMs ?? DEFAULT_NO_CREDIT_WAIT_MS, learnedOutputLimits: new Map() };
-  const planner = createPlanner({ routing: config.routing.strategy, exploreShare: config.routing.exploreShare, health, hashKey: deps.hashKey, latency, random: deps.random ?? Math.random, now, knowledge, providers: deps.providers });
+  const ctx: RouterContext = {
+    maxAttempts: config.routing.maxAttempts,
+    timings,
+    health,
+    latency,
+    redact,
+    now,
+    knowledge,
+    noCreditWaitMs: knowledge?.noCreditWaitMs ?? DEFAULT_NO_CREDIT_WAIT_MS,
+    learnedOutputLimits: new Map(),
+    requestLimits: createRequestLimits(config.routing.learnedLimitMs ?? DEFAULT_LEARNED_LIMIT_MS, now),
+    fitMargin: config.routing.fitMargin ?? DEFAULT_FIT_MARGIN,
+    sticky: deps.sticky,
+  };
+  const planner = createPlanner({
+    routing: config.routing.strategy,
+    qualityBand: config.routing.qualityBand ?? DEFAULT_QUALITY_BAND,
+    exploreShare: config.routing.exploreShare,
+    health,
+    hashKey: deps.hashKey,
+    latency,
+    random: deps.random ?? Math.random,
+    now,
+    knowledge,
+    providers: deps.providers,
+    sticky: deps.sticky?.store,
+  });
   const run = <T>(request: RunRequest<T>): Promise<Routed<T>> => runPlan(ctx, request);
   return {
     plan: planner.plan,

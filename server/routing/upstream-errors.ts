@@ -28,6 +28,8 @@ export interface Failure {
   readonly retryAfterMs: number | undefined;
   /** For `output_budget`: the most output tokens the model takes, when the upstream said. */
   readonly maxOutputTokens?: number;
+  /** For `request_too_large`: the most tokens one request may hold with this key and model, when the upstream said. */
+  readonly requestLimit?: number;
   /**
    * For `model_unavailable`: the answer is about the request, not the model (OpenRouter's "No endpoints
    * found that support tool use" or "... matching your data policy"), so the model is not quarantined.
@@ -118,6 +120,14 @@ const outputBudget =
 /** The maximum a refused budget message states (not the value that was asked for). */
 const statedMaximum = /(?:less than or equal to|<=|at most|cannot exceed|must not exceed|maximum (?:value|allowed) (?:is|of))\s*[`'"]?(\d{1,9})\b|between \d+ and (\d{1,9})\b|to (\d{1,9}) \(exclusive\)/i;
 const quota = /quota|rate.?limit|resource.?exhausted|too many requests/i;
+/**
+ * A request larger than a per-minute token budget can ever hold (Groq: "Request too large for model `x` ... on
+ * tokens per minute (TPM): Limit 8000, Requested 34041, please reduce your message size"): about the request,
+ * not a spent quota. Tested before the quota pattern, which its `rate_limit_exceeded` code would match.
+ */
+const requestTooLarge = /request too large\b[^]*?tokens per minute|on tokens per minute \(TPM\): Limit \d+, Requested/i;
+/** The limit such an answer states. */
+const statedRequestLimit = /\bLimit (\d{1,9}),/;
 const retryInText = /(?:retry|try again) (?:in|after) (\d+(?:\.\d+)?)\s*(ms|s|sec|seconds?|m|min|minutes?)?\b|"retryDelay":\s*"(\d+(?:\.\d+)?)s"/i;
 
 /** A reason fit to keep in a health record for an hour: one line, at most MAX_REASON_LENGTH characters, holding nothing of the body it came from. */
@@ -152,12 +162,15 @@ function retryAfterFromText(text: string | undefined): number | undefined {
 }
 
 function kindOfStatus(status: number, text: string): FailureKind {
-  if (status === 429) return 'rate_limited';
   // Payment Required: a trial or credit that ran out does not come back by itself.
   if (status === 402) return 'no_credit';
   if (status === 401 || status === 403) return quota.test(text) ? 'rate_limited' : 'invalid_key';
   // 410 Gone: the provider retired the model.
   if (status === 404 || status === 410) return 'model_unavailable';
+  if (status === 400 || status === 413 || status === 422 || status === 429) {
+    if (requestTooLarge.test(text)) return 'request_too_large';
+  }
+  if (status === 429) return 'rate_limited';
   if (status === 400 || status === 413 || status === 422) {
     if (outputBudget.test(text)) return 'output_budget';
     if (contextTooLong.test(text)) return 'context_too_long';
@@ -166,6 +179,13 @@ function kindOfStatus(status: number, text: string): FailureKind {
     return 'request';
   }
   return 'server';
+}
+
+/** The per-request token limit a `request_too_large` answer states, if it states one. */
+function limitIn(text: string): number | undefined {
+  const match = statedRequestLimit.exec(text);
+  const limit = match ? Number(match[1]) : undefined;
+  return limit !== undefined && Number.isSafeInteger(limit) && limit > 0 ? limit : undefined;
 }
 
 /** The output limit a refused budget message states, if it states one. */
@@ -247,6 +267,10 @@ export function classifyFailure(error: unknown, { redact, keys, signalReason, ru
     }
     const text = looksLikeHtml(message) ? 'non-JSON error page' : message;
     const made = failure({ kind, label: status, reason: `${status} ${text}`, status, retryAfterMs, maxOutputTokens });
+    if (kind === 'request_too_large') {
+      const limit = rule?.requestLimit?.({ status, headers, body }) ?? limitIn(body || message) ?? limitIn(message);
+      if (limit !== undefined) return { ...made, requestLimit: limit };
+    }
     const classified = kind === 'model_unavailable' && aboutTheRequest.test(`${message} ${body}`) ? { ...made, aboutRequest: true } : made;
     if (status < 400 || status >= 500) return classified;
     const errorType = upstreamErrorType(body);

@@ -12,3 +12,15 @@ export type KeyHasher = (providerId: string, key: string) => string;
 export function createKeyHasher(secret: string): KeyHasher {
   return (providerId, key) => (isAnonymous(key) ? `${providerId}:${key}` : `${providerId}:${createHmac('sha256', secret).update(key).digest('base64url')}`);
 }
+
+/** An HMAC of several pieces of text, for an id that must not be guessable from what it stands for: `namespace:HMAC`. */
+export type TextHasher = (namespace: string, pieces: Iterable<string>) => string;
+
+/** `namespace:HMAC-SHA256(secret, pieces)`, each piece with its length before it, so that no two lists of pieces read alike. */
+export function createTextHasher(secret: string): TextHasher {
+  return (namespace, pieces) => {
+    const hmac = createHmac('sha256', secret);
+    for (const piece of pieces) hmac.update(`${piece.length}:`).update(piece);
+    return `${namespace}:${hmac.digest('base64url')}`;
+  };
+}

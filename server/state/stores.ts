@@ -12,6 +12,8 @@ import { createMemoryKnowledgeStore, withKnowledgeFallback, type KnowledgeStore 
 import { createThrottledWarn, type Warn } from './warn-every.ts';
 import { createMemoryKeyCheckStore, withKeyCheckFallback, type KeyCheckStore } from './key-checks.ts';
 import { createRedisKeyCheckStore } from './redis/key-check-store.ts';
+import { createRedisStickyStore } from './redis/sticky-store.ts';
+import { createMemoryStickyStore, withStickyFallback, type StickyStore } from './sticky.ts';
 
 /**
  * Where Freeway keeps its only state, the rate-limit windows and provider health:
@@ -27,6 +29,8 @@ export interface Stores {
   readonly redisReady: (() => boolean) | undefined;
   /** Model lists and quarantines (docs/models.md). */
   readonly knowledgeStore: KnowledgeStore;
+  /** Which model answered each conversation's last turn (STICKY). */
+  readonly stickyStore: StickyStore;
   close(): Promise<void>;
 }
 
@@ -36,12 +40,15 @@ export interface StoreChoice {
   readonly rateLimitStore?: Store;
   readonly keyCheckStore?: KeyCheckStore;
   readonly knowledgeStore?: KnowledgeStore;
+  readonly stickyStore?: StickyStore;
+  /** The clock of the memory stores that keep their own expiry (tests set it). */
+  readonly now?: () => number;
 }
 
 /** The stores `config` asks for, their health records kept by `policy` (routing/health.ts). */
 export function createStores(config: Config, logger: Logger, policy: HealthPolicy, given: StoreChoice = {}): Stores {
   const warn = createThrottledWarn(logger);
-  const needsRedis = config.state.redisUrl !== undefined && (!given.healthStore || !given.rateLimitStore || !given.knowledgeStore);
+  const needsRedis = config.state.redisUrl !== undefined && (!given.healthStore || !given.rateLimitStore || !given.knowledgeStore || !given.stickyStore);
   const redis = needsRedis && config.state.redisUrl ? connectRedis(config.state.redisUrl, logger, warn) : undefined;
   const healthStore =
     given.healthStore ??
@@ -57,17 +64,22 @@ export function createStores(config: Config, logger: Logger, policy: HealthPolic
   const keyCheckStore =
     given.keyCheckStore ??
     (redis ? withKeyCheckFallback(createRedisKeyCheckStore(redis), warn, 'Redis', config.state.healthMaxRecords) : createMemoryKeyCheckStore(config.state.healthMaxRecords));
+  const memorySticky = (): StickyStore => createMemoryStickyStore(config.sticky.maxEntries, given.now);
+  const stickyStore =
+    given.stickyStore ?? (redis ? withStickyFallback(createRedisStickyStore(redis, config.sticky.maxEntries), memorySticky(), warn, 'Redis') : memorySticky());
   return {
     healthStore,
     rateLimitStore,
     keyCheckStore,
     knowledgeStore,
+    stickyStore,
     redisReady: redis ? () => redis.status === 'ready' : undefined,
     async close() {
       await keyCheckStore.close();
       await rateLimitStore.shutdown?.();
       await healthStore.close();
       await knowledgeStore.close();
+      await stickyStore.close();
       if (redis) await closeRedis(redis);
     },
   };

@@ -224,7 +224,11 @@ describe('WORKERS: Freeway on every core (node:cluster)', function () {
     const counted = new RegExp(`^freeway_connections_dropped_total ${closed}$`, 'm');
     let scraped = '';
     while (!counted.test(scraped) && Date.now() < deadline + 5_000) {
-      scraped = (await fresh(cluster.url, '/metrics')).body;
+      // Until a worker has seen the held connections close it is still full, and drops this one too.
+      scraped = await fresh(cluster.url, '/metrics').then(
+        (reply) => reply.body,
+        () => '',
+      );
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     expect(scraped).to.match(counted);
@@ -260,6 +264,33 @@ describe('WORKERS: Freeway on every core (node:cluster)', function () {
     expect(seen, cluster.output.join('')).to.deep.equal([1, 2, 1, 2, 1, 2, 1, 2, 1, 2]);
     await cluster.waitFor(/^POST \/v1\/chat\/completions 200/, 10);
     expect(servedBy(cluster, /^POST \/v1\/chat\/completions 200/).size, 'both workers served').to.equal(2);
+  });
+
+  it('WORKERS=2: a conversation keeps its model through the primary, whichever worker serves its turns', async () => {
+    const nvidia = await startUpstream(faults.ok('from nvidia'));
+    try {
+      // Under quality routing (the default) NVIDIA's models rank above Groq's; the first turn, routed by
+      // priority, is answered by Groq, and every later turn stays there.
+      const cluster = await startCluster({ WORKERS: '2', NVIDIA_BASE_URL: nvidia.url, ROUTING_EXPLORE_SHARE: '0' });
+      const keys = keyHeaders('groq', 'nvidia');
+      const first = await chat(cluster.url, { ...keys, 'X-Freeway-Routing': 'priority' });
+      expect(first.status, first.body).to.equal(200);
+      const answered = first.headers['x-freeway-model'];
+      expect(answered).to.match(/^groq\//);
+      const later = await Promise.all(
+        Array.from({ length: 8 }, (_, turn) =>
+          chat(cluster.url, keys, { messages: [{ role: 'user', content: 'Say hello' }, { role: 'assistant', content: 'Hello' }, { role: 'user', content: `Turn ${turn}` }] }),
+        ),
+      );
+      for (const reply of later) expect(reply.headers['x-freeway-model'], cluster.output.join('')).to.equal(answered);
+      expect(nvidia.requests).to.have.length(0);
+      const other = await chat(cluster.url, keys, { messages: [{ role: 'user', content: 'Another conversation' }] });
+      expect(other.headers['x-freeway-model']).to.match(/^nvidia\//);
+      await cluster.waitFor(/^POST \/v1\/chat\/completions 200/, 10);
+      expect(servedBy(cluster, /^POST \/v1\/chat\/completions 200/).size, 'both workers served').to.equal(2);
+    } finally {
+      await nvidia.close();
+    }
   });
 
   it('restarts a worker that dies, and the shared state survives it', async () => {

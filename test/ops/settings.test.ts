@@ -53,7 +53,7 @@ describe('settings: one table makes the Config, --help and docs/configuration.md
     const config = loadConfig({ BODY_LIMIT: '1mb', MODEL_MAP: 'gpt-4o=free:auto' }, await providerPlugins());
     expect(config.limits.body).to.deep.equal({ bytes: 1024 ** 2, text: '1mb' });
     expect(config.timeouts.requestMs).to.equal(120_000);
-    expect(config.routing).to.deep.equal({ strategy: 'latency', exploreShare: 0.05, maxAttempts: 5 });
+    expect(config.routing).to.deep.equal({ strategy: 'quality', qualityBand: 3, exploreShare: 0.05, maxAttempts: 5, fitMargin: 0.2, learnedLimitMs: 86_400_000 });
     for (const part of [config, config.limits, config.limits.body, config.timeouts, config.rateLimit, config.state, config.models, config.api, config.api.modelMap, config.metrics]) {
       expect(Object.isFrozen(part)).to.equal(true);
     }
@@ -69,7 +69,7 @@ describe('settings: one table makes the Config, --help and docs/configuration.md
     expect(loadConfig({ BODY_LIMIT: '' }, plugins).limits.body).to.deep.equal({ bytes: 20 * 1024 ** 2, text: '20mb' });
     expect(loadConfig({}, plugins).api.anthropicModelMap.map(({ glob, target }) => `${glob}=${target}`)).to.deep.equal(['*haiku*=free:fast', 'claude-*=free:tool-use']);
     expect(loadConfig({ ANTHROPIC_MODEL_MAP: '' }, plugins).api.anthropicModelMap).to.deep.equal([]);
-    expect(() => loadConfig({ ROUTING: '' }, plugins)).to.throw('ROUTING must be latency or priority, got ""');
+    expect(() => loadConfig({ ROUTING: '' }, plugins)).to.throw('ROUTING must be quality, latency or priority, got ""');
     expect(loadConfig({ METRICS: 'off', METRICS_PORT: 'soon', METRICS_HOST: 'not a host!' }, plugins).metrics).to.deep.equal({ mode: 'off' });
     expect(loadConfig({ METRICS_PORT: '9464' }, plugins).metrics).to.deep.equal({ mode: 'separate', host: '127.0.0.1', port: 9464 });
   });

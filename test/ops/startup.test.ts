@@ -36,7 +36,7 @@ describe('start-up: a bad setting is one line on stderr and exit code 1', functi
     [{ RATE_LIMIT_MAX: '0' }, /RATE_LIMIT_MAX must be an integer >= 1/],
     [{ RATE_LIMIT_IPV6_SUBNET: '96' }, /^Freeway cannot start: RATE_LIMIT_IPV6_SUBNET must be a prefix length from 32 to 64, or 128 to count each IPv6 address apart, got "96"$/],
     [{ BODY_LIMIT: 'lots' }, /BODY_LIMIT must be a size such as 20mb/],
-    [{ ROUTING: 'fastest' }, /ROUTING must be latency or priority/],
+    [{ ROUTING: 'fastest' }, /ROUTING must be quality, latency or priority/],
     [{ ROUTING_EXPLORE_SHARE: '2' }, /ROUTING_EXPLORE_SHARE must be a number from 0 to 1/],
     [{ SHUTDOWN_TIMEOUT_MS: '-1' }, /SHUTDOWN_TIMEOUT_MS must be an integer >= 0/],
     [{ REDIS_URL: 'http://127.0.0.1:6379' }, /REDIS_URL must start with redis:\/\/ or rediss:\/\//],

@@ -19,7 +19,7 @@ const folders = (await readdir(providersDir, { withFileTypes: true }))
   .sort();
 
 const capabilities: readonly Capability[] = ['fast', 'reasoning', 'long-context', 'vision', 'tool-use', 'pdf'];
-const kinds: readonly UpstreamErrorKind[] = ['rate_limited', 'no_credit', 'invalid_key', 'server', 'model_unavailable', 'context_too_long', 'output_budget', 'request'];
+const kinds: readonly UpstreamErrorKind[] = ['rate_limited', 'no_credit', 'invalid_key', 'server', 'model_unavailable', 'context_too_long', 'output_budget', 'request_too_large', 'request'];
 const allModelIds = plugins.flatMap((plugin) => plugin.models.map((model) => model.id));
 const capitalized = (id: string): string => `${id.charAt(0).toUpperCase()}${id.slice(1)}`;
 
@@ -107,7 +107,7 @@ describe('provider plugin contract', function () {
         check(plugin, problems);
       });
 
-      it('declares models with unique, trimmed ids, known capabilities and a positive integer context window', function () {
+      it('declares models with unique, trimmed ids, known capabilities, a positive integer context window, and well-formed limits and scores', function () {
         const problems: string[] = [];
         if (!Array.isArray(plugin.models) || plugin.models.length === 0) problems.push('models must list at least one model');
         const seen = new Set<string>();
@@ -127,6 +127,14 @@ describe('provider plugin contract', function () {
           if (model.deprecated !== undefined && typeof model.deprecated !== 'boolean') problems.push(`model ${model.id}: deprecated must be true or false`);
           if (model.maxOutputTokens !== undefined && (!Number.isInteger(model.maxOutputTokens) || model.maxOutputTokens <= 0)) {
             problems.push(`model ${model.id}: maxOutputTokens ${String(model.maxOutputTokens)} must be a positive integer (tokens)`);
+          }
+          if (model.maxRequestTokens !== undefined && (!Number.isInteger(model.maxRequestTokens) || model.maxRequestTokens <= 0)) {
+            problems.push(`model ${model.id}: maxRequestTokens ${String(model.maxRequestTokens)} must be a positive integer (tokens)`);
+          }
+          if (model.quality !== undefined) {
+            const { score, source } = model.quality;
+            if (typeof score !== 'number' || !Number.isFinite(score) || score < 0 || score > 100) problems.push(`model ${model.id}: quality.score ${String(score)} must be a number from 0 to 100 (the index's points)`);
+            if (typeof source !== 'string' || !source.startsWith('https://')) problems.push(`model ${model.id}: quality.source must be the benchmark's https page of the model`);
           }
         }
         check(plugin, problems);

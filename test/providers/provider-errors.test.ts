@@ -121,6 +121,7 @@ describe('provider error tables: each documented error answer through Freeway', 
           // Without a time from the provider, health's default of 60 s applies; no wait is longer than its cap.
           const skipMs = Math.min(failure.retryAfterMs ?? 60_000, HEALTH_TIMINGS.maxSkipMs);
           if (row.kind === 'rate_limited') expect(Math.ceil(skipMs / 1000), 'retry after (s)').to.equal(row.retryAfter);
+          expect(failure.requestLimit, 'the per-request limit it states').to.equal(row.kind === 'request_too_large' ? row.requestLimit : undefined);
 
           // HTTP in, HTTP out: a pinned request gets one attempt.
           upstream.handle(answerWith(row));
@@ -128,7 +129,7 @@ describe('provider error tables: each documented error answer through Freeway', 
           expect(upstream.requests, 'upstream calls').to.have.length(1);
           expect(res.json?.error?.code, res.text).to.equal(res.status);
           // hello() asks for no output budget: there is nothing to lower, so a pinned model's refusal is the caller's 400.
-          if (row.kind === 'request' || row.kind === 'context_too_long' || row.kind === 'output_budget') {
+          if (row.kind === 'request' || row.kind === 'context_too_long' || row.kind === 'output_budget' || row.kind === 'request_too_large') {
             expect(res.status, res.text).to.equal(400);
             expect(res.json.error.type).to.equal('invalid_request_error');
             expect(res.json.error.message).to.match(new RegExp(`^${plugin.id} rejected the request: ${row.status} `));

@@ -47,6 +47,7 @@ describe('failover policy (golden, no server)', () => {
     ['model_unavailable', '404 model not found', undefined, 'next model', 'stop', '404 model not found', '404 model not found'],
     ['context_too_long', '400 maximum context length', undefined, 'larger window', 'stop', '400 maximum context length', '400 maximum context length'],
     ['output_budget', '400 max_tokens is too large', undefined, 'next model', 'stop', '400 max_tokens is too large', '400 max_tokens is too large'],
+    ['request_too_large', '413 Request too large on tokens per minute (TPM): Limit 8000, Requested 41000', undefined, 'next key', 'next key', '413 Request too large on tokens per minute (TPM): Limit 8000, Requested 41000', '413 Request too large on tokens per minute (TPM): Limit 8000, Requested 41000'],
     ['request', '400 messages: required', undefined, 'reject', 'reject', '400 messages: required', '400 messages: required'],
     ['deadline', 'request timeout (REQUEST_TIMEOUT_MS, 1000 ms)', undefined, 'stop', 'stop', 'request timeout (REQUEST_TIMEOUT_MS, 1000 ms)', 'request timeout (REQUEST_TIMEOUT_MS, 1000 ms)'],
     ['internal', 'internal error: x', undefined, 'reject', 'reject', 'internal error: x', 'internal error: x'],
@@ -79,6 +80,14 @@ describe('failover policy (golden, no server)', () => {
       expect(decide(context(failure('model_unavailable', '404', { status: 404 }))).record.quarantine).to.equal('key');
       expect(decide(context(failure('model_unavailable', '410', { status: 410 }))).record.quarantine).to.equal('provider');
       expect(decide(context(failure('model_unavailable', '404 No endpoints found that support tool use', { status: 404, aboutRequest: true }))).record.quarantine).to.equal(undefined);
+    });
+
+    it("a request too large for the key's per-request limit learns the limit and leaves the key healthy", () => {
+      const decision = decide(context(failure('request_too_large', '413 Request too large', { status: 413, requestLimit: 8000 })));
+      expect(decision.record.health).to.equal(undefined);
+      expect(decision.record.requestLimit).to.equal(8000);
+      expect(decision.step.kind).to.equal('next key');
+      expect(decide(context(failure('request_too_large', '413 Request too large', { status: 413 }))).record.requestLimit).to.equal(undefined);
     });
 
     it('a refused budget with a stated maximum is retried lowered, once, with an attempt and time left', () => {

@@ -38,6 +38,14 @@ const FIRST_RE = FIRST.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 const groqBudgetRow = fixtures.get('groq')?.errors.find((row) => row.kind === 'output_budget');
 if (!groqBudgetRow) throw new Error('providers/groq/fixtures.ts has no output_budget row');
 
+/**
+ * The plugins as a Groq key on a paid plan meets them: without the free plan's per-request token
+ * limit (8,000 tokens a minute), which would lower every budget here below the model's maximum.
+ */
+const withoutRequestLimits = plugins.map((plugin) =>
+  plugin.id === 'groq' ? { ...plugin, models: plugin.models.map(({ maxRequestTokens: _limit, ...model }) => model) } : plugin,
+);
+
 /** The output budget an upstream call carried, whichever field the provider's SDK used. */
 const budgetOf = (req: SeenRequest): unknown => req.body?.max_completion_tokens ?? req.body?.max_tokens;
 
@@ -69,7 +77,7 @@ describe('output budgets above the model maximum', function () {
     groq.requests.length = 0;
     groq.handle(groqWithMaximum);
     // A new Freeway each time: what it learned about a model's maximum starts empty.
-    freeway = await startFreeway({ env: { GROQ_BASE_URL: groq.url } });
+    freeway = await startFreeway({ env: { GROQ_BASE_URL: groq.url }, plugins: withoutRequestLimits });
   });
   afterEach(() => freeway.close());
 

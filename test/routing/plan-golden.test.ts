@@ -5,6 +5,7 @@ import type { HttpError } from '../../server/core/errors.ts';
 import type { HealthView } from '../../server/routing/health.ts';
 import type { LiveList } from '../../server/models/live-lists.ts';
 import type { KeyView } from '../../server/models/views.ts';
+import type { RoutingStrategy } from '../../server/config/index.ts';
 import { candidateModels, planCandidates, type Plan, type PlanInput } from '../../server/routing/plan.ts';
 
 /**
@@ -21,11 +22,12 @@ function provider(id: string, tier: Tier = 'free'): ProviderPlugin {
   return { id, header, tier: { tier, source: 'https://example.com', checked: '2026-11-25' } } as unknown as ProviderPlugin;
 }
 
-function model(plugin: ProviderPlugin, id: string, spec: { capabilities?: Capability[]; contextWindow?: number; maxOutputTokens?: number } = {}): CatalogModel {
+function model(plugin: ProviderPlugin, id: string, spec: { capabilities?: Capability[]; contextWindow?: number; maxOutputTokens?: number; score?: number } = {}): CatalogModel {
+  const quality = spec.score === undefined ? undefined : { score: spec.score, benchmark: 'test index' };
   return {
     id: `${plugin.id}/${id}`,
     provider: plugin,
-    spec: { id, capabilities: spec.capabilities ?? [], contextWindow: spec.contextWindow ?? 128_000, maxOutputTokens: spec.maxOutputTokens },
+    spec: { id, capabilities: spec.capabilities ?? [], contextWindow: spec.contextWindow ?? 128_000, maxOutputTokens: spec.maxOutputTokens, quality },
   } as unknown as CatalogModel;
 }
 
@@ -40,6 +42,16 @@ const g1 = model(gamma, 'g-large', { capabilities: ['tool-use'] });
 const d1 = model(delta, 'd-large', { capabilities: ['tool-use'] });
 // Catalog order: free tiers first, then by priority; the alias keeps it.
 const auto: Alias = { id: 'free:auto', capability: undefined, models: [a1, a2, b1, g1, d1] };
+// Scored models for quality routing, in catalog order (which is not score order).
+const qMid = model(alpha, 'q-mid', { score: 40 });
+const qNear = model(alpha, 'q-near', { score: 48 });
+const qTop = model(beta, 'q-top', { score: 50 });
+const qPlain = model(alpha, 'q-plain');
+const qUnscored = model(beta, 'q-unscored');
+const qOk = model(gamma, 'q-ok', { score: 30 });
+const qBest = model(gamma, 'q-best', { score: 60 });
+const ranked: Alias = { id: 'free:auto', capability: undefined, models: [qMid, qNear, qTop, qPlain, qUnscored, qOk, qBest] };
+const rankedFast: Alias = { ...ranked, id: 'free:fast' };
 
 const hashed = (id: string, keys: readonly string[]): string[] => keys.map((key) => `${id}:h(${key})`);
 
@@ -50,7 +62,9 @@ interface Case {
   readonly health?: Record<string, Partial<HealthView>>;
   readonly lists?: Record<string, Array<string[] | undefined>>;
   readonly quarantined?: Record<string, string[]>;
-  readonly routing?: 'latency' | 'priority';
+  readonly routing?: RoutingStrategy;
+  readonly qualityBand?: number;
+  readonly preferred?: string;
   readonly latency?: Record<string, number>;
   readonly random?: number[];
   readonly exploreShare?: number;
@@ -85,6 +99,8 @@ function planOf(c: Case): Plan {
     view: listView,
     poolId: (id, ids) => (ids.length === 1 ? (ids[0] as string) : `${id}:pool`),
     routing: c.routing ?? 'priority',
+    qualityBand: c.qualityBand ?? 3,
+    preferred: c.preferred,
     exploreShare: c.exploreShare ?? 0,
     latency: (id) => c.latency?.[id],
     random: () => draws.shift() ?? 0.99,
@@ -186,6 +202,55 @@ describe('planning (golden, no server)', () => {
       'a pinned model with a pool skips its unhealthy keys',
       { entry: b1, keys: { beta: ['b1', 'b2'] }, health: { 'beta:h(b1)': { state: 'rate_limited', retryAfter: 5, tier: 2 } } },
       { order: ['beta/b-large key 2/2'], skipped: ['beta key 1: rate limited, retry after 5s'], retryAfterSeconds: 5 },
+    ],
+    [
+      'quality routing: the highest score first, models without a score after the scored ones, costlier tiers after in catalog order',
+      { entry: ranked, keys: { alpha: ['a'], beta: ['b'], gamma: ['g'] }, routing: 'quality' },
+      {
+        order: ['beta/q-top key 1/1', 'alpha/q-near key 1/1', 'alpha/q-mid key 1/1', 'alpha/q-plain key 1/1', 'beta/q-unscored key 1/1', 'gamma/q-ok key 1/1', 'gamma/q-best key 1/1'],
+        skipped: [],
+        retryAfterSeconds: undefined,
+      },
+    ],
+    [
+      'quality routing: scores within ROUTING_QUALITY_BAND of the best go by speed; a lower band never jumps ahead however fast',
+      {
+        entry: ranked,
+        keys: { alpha: ['a'], beta: ['b'] },
+        routing: 'quality',
+        latency: { 'alpha:h(a)|q-near': 150, 'beta:h(b)|q-top': 700, 'alpha:h(a)|q-mid': 20, 'beta:h(b)|q-unscored': 30, 'alpha:h(a)|q-plain': 90 },
+      },
+      { order: ['alpha/q-near key 1/1', 'beta/q-top key 1/1', 'alpha/q-mid key 1/1', 'beta/q-unscored key 1/1', 'alpha/q-plain key 1/1'], skipped: [], retryAfterSeconds: undefined },
+    ],
+    [
+      'quality routing with a band of 0: strictly by score',
+      { entry: ranked, keys: { alpha: ['a'], beta: ['b'] }, routing: 'quality', qualityBand: 0, latency: { 'alpha:h(a)|q-near': 150, 'beta:h(b)|q-top': 700 } },
+      { order: ['beta/q-top key 1/1', 'alpha/q-near key 1/1', 'alpha/q-mid key 1/1', 'alpha/q-plain key 1/1', 'beta/q-unscored key 1/1'], skipped: [], retryAfterSeconds: undefined },
+    ],
+    [
+      'quality routing explores only within the top band',
+      { entry: ranked, keys: { alpha: ['a'], beta: ['b'] }, routing: 'quality', exploreShare: 0.1, random: [0.05, 0.99] },
+      { order: ['alpha/q-near key 1/1', 'beta/q-top key 1/1', 'alpha/q-mid key 1/1', 'alpha/q-plain key 1/1', 'beta/q-unscored key 1/1'], skipped: [], retryAfterSeconds: undefined },
+    ],
+    [
+      'free:fast under quality routing goes by speed, whatever the scores',
+      { entry: rankedFast, keys: { alpha: ['a'], beta: ['b'] }, routing: 'quality', latency: { 'alpha:h(a)|q-plain': 40, 'alpha:h(a)|q-mid': 80, 'beta:h(b)|q-top': 900 } },
+      { order: ['alpha/q-plain key 1/1', 'alpha/q-mid key 1/1', 'beta/q-top key 1/1', 'alpha/q-near key 1/1', 'beta/q-unscored key 1/1'], skipped: [], retryAfterSeconds: undefined },
+    ],
+    [
+      "a conversation's model goes first when it is a candidate of the leading tier",
+      { entry: ranked, keys: { alpha: ['a'], beta: ['b'] }, routing: 'quality', preferred: 'alpha/q-mid' },
+      { order: ['alpha/q-mid key 1/1', 'beta/q-top key 1/1', 'alpha/q-near key 1/1', 'alpha/q-plain key 1/1', 'beta/q-unscored key 1/1'], skipped: [], retryAfterSeconds: undefined },
+    ],
+    [
+      "a conversation's model of a costlier tier does not jump ahead of the free ones",
+      { entry: ranked, keys: { beta: ['b'], gamma: ['g'] }, routing: 'quality', preferred: 'gamma/q-best' },
+      { order: ['beta/q-top key 1/1', 'beta/q-unscored key 1/1', 'gamma/q-ok key 1/1', 'gamma/q-best key 1/1'], skipped: [], retryAfterSeconds: undefined },
+    ],
+    [
+      "a conversation's model that is no candidate (its key rate-limited) changes nothing",
+      { entry: ranked, keys: { alpha: ['a'], beta: ['b'] }, routing: 'quality', preferred: 'alpha/q-mid', health: { 'alpha:h(a)': { state: 'rate_limited', retryAfter: 9, tier: 2 } } },
+      { order: ['beta/q-top key 1/1', 'beta/q-unscored key 1/1'], skipped: ['alpha: rate limited, retry after 9s'], retryAfterSeconds: 9 },
     ],
     [
       'a pinned model ignores quarantines and live lists',

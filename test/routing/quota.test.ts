@@ -79,6 +79,7 @@ describe('quota headers', () => {
     expect(plugin('groq').readQuota?.(headers, NOW)).to.deep.equal({
       remainingRequests: 14370,
       remainingTokens: 17997,
+      limitTokens: 18000,
       requestsResetAt: NOW + 179_560,
       tokensResetAt: NOW + 7660,
     });
@@ -96,6 +97,7 @@ describe('quota headers', () => {
     expect(plugin('cerebras').readQuota?.(headers, NOW)).to.deep.equal({
       remainingRequests: 999997455,
       remainingTokens: 999998298,
+      limitTokens: 1000000000,
       requestsResetAt: NOW + 33_011_383,
       tokensResetAt: NOW + 11_383,
     });

@@ -86,7 +86,7 @@ async function routed(byProvider: Record<string, Behaviour>): Promise<Setup> {
     latency: createLatencyTracker(),
     redact: (message) => message,
   });
-  const plan = await router.plan(auto, keys, []);
+  const plan = await router.plan({ entry: auto, keys: keys, needs: [] });
   const attempts: AttemptLog[] = [];
   const models = cachedModels(new Map(), sent as FetchFunction, 1_000_000, (entry: CatalogModel, options) => fakeModel(byProvider[entry.provider.id] ?? serverError, options.fetch as FetchFunction));
   return { model: routedModel(router, { plan, keys, models, extras: {}, attempts, maxResponseBytes: 1_000_000 }), attempts, health };

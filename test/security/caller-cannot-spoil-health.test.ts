@@ -251,7 +251,7 @@ describe('no caller can spoil a key\'s health for others', () => {
       const entry = catalog.byId.get('free:auto');
       if (!entry) throw new Error('no free:auto');
       const keySet = new Map([['groq', ['gsk_key']], ['cerebras', ['csk-key']]]);
-      const plan = await router.plan(entry, keySet, []);
+      const plan = await router.plan({ entry: entry, keys: keySet, needs: [] });
       const bug = new TypeError("Cannot read properties of undefined (reading 'type')");
       const attempts: Array<{ status: number | string }> = [];
       const error = await router

@@ -2,7 +2,7 @@ import type { Request, RequestHandler, Response } from 'express';
 import type { Catalog } from '../../../catalog/catalog.ts';
 import type { ClientApi } from '../completion.ts';
 import { lookUpModel } from '../lookup.ts';
-import { estimateInputTokens } from './count-tokens.ts';
+import { estimateInputTokens } from '../../routing/index.ts';
 import { requiredCapabilities, toCallOptions, toExtras } from './request.ts';
 import { toMessage } from './response.ts';
 import { messagesStream } from './stream.ts';
@@ -29,6 +29,7 @@ export function countTokens(catalog: Catalog, resolve: (model: string) => string
   return async (req: Request, res: Response) => {
     const request = parseMessagesRequest(req.body, true);
     await lookUpModel({ catalog, target: resolve(request.model), kind: 'chat' });
-    res.json({ input_tokens: estimateInputTokens(request) });
+    // The estimate routing sizes requests with, of the request as it would be sent.
+    res.json({ input_tokens: estimateInputTokens(toCallOptions(request)) });
   };
 }
