@@ -25,6 +25,7 @@ import { createRedactor } from './core/redact.ts';
 import { createStores } from './state/stores.ts';
 import type { KeyCheckStore } from './state/key-checks.ts';
 import type { KnowledgeStore } from './state/knowledge.ts';
+import { createUsageCounter, type UsageStore } from './state/usage.ts';
 import { chatApi } from './api/chat/index.ts';
 import { responsesApi } from './api/responses/index.ts';
 import { completionRoute } from './api/completion.ts';
@@ -54,6 +55,8 @@ export interface AppDeps {
   readonly rateLimitStore?: Store;
   /** Where model lists and quarantines live (a cluster worker's: the primary's); when absent, Redis with REDIS_URL, else memory. */
   readonly knowledgeStore?: KnowledgeStore;
+  /** Where usage per key lives (a cluster worker's: the primary's); when absent, Redis with REDIS_URL, else memory. */
+  readonly usageStore?: UsageStore;
   /** The HTTP client for upstream calls; Freeway's keep-alive node:http client when absent. */
   readonly fetch?: FetchFunction;
   /** For tests: a source of randomness for exploration. */
@@ -129,12 +132,13 @@ function createServices(deps: AppDeps) {
     listed: metrics.listed,
     quarantined: metrics.quarantined,
   });
-  const router = createRouter({ config, health: healthStore, hashKey, latency, redact, random: deps.random, now: deps.now, knowledge, providers });
+  const usage = stores.usageStore && createUsageCounter({ store: stores.usageStore, warn: createThrottledWarn(logger), now: deps.now });
+  const router = createRouter({ config, health: healthStore, hashKey, latency, redact, random: deps.random, now: deps.now, knowledge, providers, usage });
   const clientOf = (req: Request): string => clientIp(req, config.rateLimit.ipv6Subnet);
   const rateLimit = createRateLimit({ max: config.rateLimit.max, windowMs: config.rateLimit.windowMs, ipv6Subnet: config.rateLimit.ipv6Subnet, store: stores.rateLimitStore, onRefused: metrics.rateLimited });
   const shutdown = createShutdown();
   const readiness: Readiness = { phase: 'starting' };
-  return { redact, readKeys, hashKey, stores, metrics, healthStore, upstreamFetch, knowledge, router, clientOf, rateLimit, shutdown, readiness };
+  return { redact, readKeys, hashKey, stores, metrics, healthStore, upstreamFetch, knowledge, usage, router, clientOf, rateLimit, shutdown, readiness };
 }
 
 type Services = ReturnType<typeof createServices>;
@@ -208,7 +212,7 @@ function createHandlers(deps: AppDeps, { redact, readKeys, hashKey, upstreamFetc
 /** Every route Freeway serves, each with the 405 of its other methods. */
 function mountRoutes(app: Express, deps: AppDeps, services: Services, handlers: ReturnType<typeof createHandlers>): void {
   const { config, catalog } = deps;
-  const { metrics, readKeys, healthStore, hashKey, stores, upstreamFetch, redact, knowledge, clientOf } = services;
+  const { metrics, readKeys, healthStore, hashKey, stores, upstreamFetch, redact, knowledge, usage, clientOf } = services;
   const { completions, resolveClaudeModel, keyModels, claudeModels, byApi, readBody, readAudio, embeddings, transcriptions } = handlers;
   if (config.metrics.mode === 'main') {
     app.get('/metrics', metricsEndpoint(deps.scrapeMetrics ?? (() => metrics.registry.metrics()), metrics.registry.contentType));
@@ -233,6 +237,7 @@ function mountRoutes(app: Express, deps: AppDeps, services: Services, handlers: 
       intervalMs: config.keyChecks.intervalMs,
       perMinute: config.keyChecks.perMinute,
       timeoutMs: config.keyChecks.timeoutMs,
+      usage,
       now: deps.now,
     }),
   );
@@ -265,7 +270,7 @@ function mountRoutes(app: Express, deps: AppDeps, services: Services, handlers: 
 export function createApp(deps: AppDeps): FreewayApp {
   const { config, logger } = deps;
   const services = createServices(deps);
-  const { redact, readKeys, stores, metrics, knowledge, rateLimit, shutdown, readiness } = services;
+  const { redact, readKeys, stores, metrics, knowledge, usage, rateLimit, shutdown, readiness } = services;
   const handlers = createHandlers(deps, services);
 
   const app = express();
@@ -321,6 +326,7 @@ export function createApp(deps: AppDeps): FreewayApp {
     app,
     async close() {
       knowledge.close();
+      await usage?.close();
       await stores.close();
     },
     interrupt: shutdown.interrupt,

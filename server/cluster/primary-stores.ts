@@ -4,10 +4,11 @@ import { createMemoryHealthRecords, type HealthPolicy, type Outcome } from '../s
 import { createMemoryKeyCheckStore, type KeyCheckRecord } from '../state/key-checks.ts';
 import { createMemoryKnowledgeStore } from '../state/knowledge.ts';
 import { createSlidingWindowStore } from '../state/sliding-window-store.ts';
+import { createMemoryUsageStore, type UsageRecord } from '../state/usage.ts';
 
 /*
  * WORKERS > 1 without REDIS_URL: the primary holds the rate-limit windows,
- * provider health, key checks and model knowledge in the same memory stores a
+ * provider health, key checks, model knowledge and usage per key in the same memory stores a
  * single process uses, and the workers reach them over the channel
  * (channel.ts), so that a client's (limit + 1)th request is refused whichever
  * worker it lands on.
@@ -28,7 +29,9 @@ export type StoreCall =
   | { readonly op: 'models.get' | 'models.fields'; readonly ids: readonly string[] }
   | { readonly op: 'models.set'; readonly id: string; readonly value: string; readonly ttlMs: number }
   | { readonly op: 'models.claim'; readonly id: string; readonly ttlMs: number }
-  | { readonly op: 'models.setField'; readonly id: string; readonly field: string; readonly value: string; readonly ttlMs: number };
+  | { readonly op: 'models.setField'; readonly id: string; readonly field: string; readonly value: string; readonly ttlMs: number }
+  | { readonly op: 'usage.add'; readonly records: readonly UsageRecord[]; readonly now: number }
+  | { readonly op: 'usage.get'; readonly ids: readonly string[]; readonly days: readonly string[] };
 
 /** Rate-limit info as it crosses the channel (a Date would arrive as a string). */
 export interface WireInfo {
@@ -52,6 +55,7 @@ export function createPrimaryStores(config: Config, policy: HealthPolicy): Prima
   const health = createMemoryHealthRecords(policy, undefined, undefined, config.state.healthMaxRecords);
   const checks = createMemoryKeyCheckStore(config.state.healthMaxRecords);
   const knowledge = createMemoryKnowledgeStore(config.models.maxKeys, config.models.maxBytes);
+  const usage = createMemoryUsageStore(config.usage.maxRecords);
 
   async function run(call: StoreCall): Promise<unknown> {
     switch (call.op) {
@@ -91,6 +95,10 @@ export function createPrimaryStores(config: Config, policy: HealthPolicy): Prima
         return knowledge.claim(call.id, call.ttlMs);
       case 'models.setField':
         return knowledge.setField(call.id, call.field, call.value, call.ttlMs);
+      case 'usage.add':
+        return usage.add(call.records, call.now);
+      case 'usage.get':
+        return usage.get(call.ids, call.days);
     }
   }
 
@@ -101,6 +109,7 @@ export function createPrimaryStores(config: Config, policy: HealthPolicy): Prima
       await health.close();
       await checks.close();
       await knowledge.close();
+      await usage.close();
     },
   };
 }

@@ -5,6 +5,7 @@ import type { HealthPolicy, HealthRecord, HealthStore } from '../state/health.ts
 import { withKeyCheckFallback, type KeyCheckRecord, type KeyCheckStore } from '../state/key-checks.ts';
 import { createMemoryKnowledgeStore, withKnowledgeFallback, type KnowledgeStore } from '../state/knowledge.ts';
 import { failOpen, withHealthFallback } from '../state/stores.ts';
+import { createMemoryUsageStore, withUsageFallback, type UsageRecord, type UsageStore } from '../state/usage.ts';
 import { createThrottledWarn } from '../state/warn-every.ts';
 import { connectToPrimary, type AskOptions, type AskPrimary } from './channel.ts';
 import type { StoreCall, WireInfo } from './primary-stores.ts';
@@ -72,23 +73,33 @@ function knowledgeProxy(call: <T>(call: StoreCall) => Promise<T>): KnowledgeStor
   };
 }
 
+function usageProxy(call: <T>(call: StoreCall) => Promise<T>): UsageStore {
+  return {
+    add: (records, now) => call<void>({ op: 'usage.add', records, now }),
+    get: (ids, days) => call<UsageRecord[][]>({ op: 'usage.get', ids, days }),
+    async close() {},
+  };
+}
+
 export interface WorkerStoreOptions {
   /** The bounds of the memory the knowledge store falls back to (MODELS_MAX_KEYS, MODELS_MAX_BYTES). */
   readonly limits?: Pick<ModelsConfig, 'maxKeys' | 'maxBytes'>;
   /** The channel to the primary; this process's when absent. */
   readonly ask?: AskPrimary;
+  /** USAGE_MAX_RECORDS, for the memory usage falls back to; no usage store with USAGE=off (undefined). */
+  readonly usageMaxRecords?: number;
 }
 
 /**
  * In a worker, the primary's stores (primary-stores.ts), reached over the channel:
  * failing open (rate limit) or falling back to this process's memory (health,
- * key checks, model knowledge) while the primary does not answer.
+ * key checks, model knowledge, usage) while the primary does not answer.
  */
 export function createWorkerStores(
   logger: Logger,
   policy: HealthPolicy,
-  { limits = { maxKeys: 10_000, maxBytes: 64 * 1024 ** 2 }, ask = connectToPrimary() }: WorkerStoreOptions = {},
-): { healthStore: HealthStore; rateLimitStore: Store; knowledgeStore: KnowledgeStore; keyCheckStore: KeyCheckStore } {
+  { limits = { maxKeys: 10_000, maxBytes: 64 * 1024 ** 2 }, ask = connectToPrimary(), usageMaxRecords }: WorkerStoreOptions = {},
+): { healthStore: HealthStore; rateLimitStore: Store; knowledgeStore: KnowledgeStore; keyCheckStore: KeyCheckStore; usageStore?: UsageStore } {
   const call = <T>(storeOp: StoreCall): Promise<T> => ask<T>(storeOp, storeCall);
   const warn = createThrottledWarn(logger);
   const where = 'the cluster primary';
@@ -97,5 +108,6 @@ export function createWorkerStores(
     rateLimitStore: failOpen(rateLimitProxy(call), warn, where),
     healthStore: withHealthFallback(healthProxy(call), policy, warn, where),
     knowledgeStore: withKnowledgeFallback(knowledgeProxy(call), createMemoryKnowledgeStore(limits.maxKeys, limits.maxBytes), warn, where),
+    ...(usageMaxRecords === undefined ? {} : { usageStore: withUsageFallback(usageProxy(call), createMemoryUsageStore(usageMaxRecords), warn, where) }),
   };
 }

@@ -12,6 +12,8 @@ import { createMemoryKnowledgeStore, withKnowledgeFallback, type KnowledgeStore 
 import { createThrottledWarn, type Warn } from './warn-every.ts';
 import { createMemoryKeyCheckStore, withKeyCheckFallback, type KeyCheckStore } from './key-checks.ts';
 import { createRedisKeyCheckStore } from './redis/key-check-store.ts';
+import { createMemoryUsageStore, withUsageFallback, type UsageStore } from './usage.ts';
+import { createRedisUsageStore } from './redis/usage-store.ts';
 
 /**
  * Where Freeway keeps its only state, the rate-limit windows and provider health:
@@ -27,6 +29,8 @@ export interface Stores {
   readonly redisReady: (() => boolean) | undefined;
   /** Model lists and quarantines (docs/models.md). */
   readonly knowledgeStore: KnowledgeStore;
+  /** Usage per key (./usage.ts); undefined with USAGE=off. */
+  readonly usageStore: UsageStore | undefined;
   close(): Promise<void>;
 }
 
@@ -36,12 +40,14 @@ export interface StoreChoice {
   readonly rateLimitStore?: Store;
   readonly keyCheckStore?: KeyCheckStore;
   readonly knowledgeStore?: KnowledgeStore;
+  readonly usageStore?: UsageStore;
 }
 
 /** The stores `config` asks for, their health records kept by `policy` (routing/health.ts). */
 export function createStores(config: Config, logger: Logger, policy: HealthPolicy, given: StoreChoice = {}): Stores {
   const warn = createThrottledWarn(logger);
-  const needsRedis = config.state.redisUrl !== undefined && (!given.healthStore || !given.rateLimitStore || !given.knowledgeStore);
+  const needsUsage = config.usage.mode && !given.usageStore;
+  const needsRedis = config.state.redisUrl !== undefined && (!given.healthStore || !given.rateLimitStore || !given.knowledgeStore || needsUsage);
   const redis = needsRedis && config.state.redisUrl ? connectRedis(config.state.redisUrl, logger, warn) : undefined;
   const healthStore =
     given.healthStore ??
@@ -57,17 +63,23 @@ export function createStores(config: Config, logger: Logger, policy: HealthPolic
   const keyCheckStore =
     given.keyCheckStore ??
     (redis ? withKeyCheckFallback(createRedisKeyCheckStore(redis), warn, 'Redis', config.state.healthMaxRecords) : createMemoryKeyCheckStore(config.state.healthMaxRecords));
+  const memoryUsage = (): UsageStore => createMemoryUsageStore(config.usage.maxRecords);
+  const usageStore = !config.usage.mode
+    ? undefined
+    : (given.usageStore ?? (redis ? withUsageFallback(createRedisUsageStore(redis), memoryUsage(), warn, 'Redis') : memoryUsage()));
   return {
     healthStore,
     rateLimitStore,
     keyCheckStore,
     knowledgeStore,
+    usageStore,
     redisReady: redis ? () => redis.status === 'ready' : undefined,
     async close() {
       await keyCheckStore.close();
       await rateLimitStore.shutdown?.();
       await healthStore.close();
       await knowledgeStore.close();
+      await usageStore?.close();
       if (redis) await closeRedis(redis);
     },
   };
