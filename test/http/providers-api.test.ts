@@ -124,8 +124,8 @@ describe('GET /v1/providers', function () {
     const plugin = (await providerPlugins()).find((candidate) => candidate.id === 'groq') as ProviderPlugin;
     const offer = expectedOffer(plugin);
     expect(groq.keys).to.deep.equal([
-      { position: 1, state: 'unchecked', retryAfter: null, quota: null, checkedAt: null, usableModels: offer.models, usableAliases: offer.aliases, consecutiveFailures: 0, reason: null },
-      { position: 2, state: 'unchecked', retryAfter: null, quota: null, checkedAt: null, usableModels: offer.models, usableAliases: offer.aliases, consecutiveFailures: 0, reason: null },
+      { position: 1, state: 'unchecked', retryAfter: null, quota: null, checkedAt: null, usableModels: offer.models, usableAliases: offer.aliases, consecutiveFailures: 0, reason: null, usage: { days: [] } },
+      { position: 2, state: 'unchecked', retryAfter: null, quota: null, checkedAt: null, usableModels: offer.models, usableAliases: offer.aliases, consecutiveFailures: 0, reason: null, usage: { days: [] } },
     ]);
     for (const entry of body.data) if (entry.id !== 'groq') expect(entry).to.not.have.property('keys');
     const text = JSON.stringify(body);

@@ -6,6 +6,8 @@ import type { Redactor } from '../../core/redact.ts';
 import type { HealthRecord, HealthStore } from '../../state/health.ts';
 import type { KeyHasher } from '../../state/key-hash.ts';
 import type { KeyCheckRecord, KeyCheckStore } from '../../state/key-checks.ts';
+import type { UsageCounter, UsageRecord } from '../../state/usage.ts';
+import { usageEntry, type UsageEntry } from './usage.ts';
 import { quotaEntry, type QuotaEntry } from '../health.ts';
 import { checkOneKey, checkUrl } from './check.ts';
 import { curatedOffer, type KeyState, type UsableModels, type UsableNow } from './usable.ts';
@@ -29,6 +31,8 @@ export interface ProvidersDeps {
   readonly intervalMs: number;
   readonly perMinute: number;
   readonly timeoutMs: number;
+  /** Usage per key; absent with USAGE=off, and then no key entry has `usage`. */
+  readonly usage?: Pick<UsageCounter, 'read'>;
   readonly now?: () => number;
 }
 
@@ -49,6 +53,8 @@ interface KeyEntry {
   /** Why the key last failed or was refused (redacted), while that still stands; else null. */
   reason: string | null;
   check?: { status: CheckStatus; message?: string };
+  /** What the key did, per day and model, today and the six days before. */
+  usage?: UsageEntry;
 }
 
 interface PendingKey {
@@ -190,7 +196,7 @@ export function providersApi(deps: ProvidersDeps): RequestHandler {
     }
     const budgetSpent = check && pending.length > 0 ? await runChecks(req, pending) : false;
     const ids = pending.map((entry) => entry.id);
-    const [records, checked] = await Promise.all([health.get(ids), checks.get(ids)]);
+    const [records, checked, used] = await Promise.all([health.get(ids), checks.get(ids), deps.usage?.read(ids)]);
     const at = now();
     const byProvider = new Map<string, KeyEntry[]>();
     const client = (): string => deps.clientOf(req);
@@ -212,6 +218,7 @@ export function providersApi(deps: ProvidersDeps): RequestHandler {
         consecutiveFailures,
         reason: reason ?? null,
       };
+      if (used) keyEntry.usage = usageEntry(used[i] as UsageRecord[]);
       if (entry.check) keyEntry.check = last?.reason !== undefined && entry.check.status === 'cached' ? { ...entry.check, message: `${entry.check.message} It said: ${last.reason}` } : entry.check;
       list.push(keyEntry);
       byProvider.set(entry.plugin.id, list);
