@@ -227,7 +227,7 @@ describe('Redis stores (against a real redis-server)', function () {
           const later = now + 400_000;
           expect(await shared.claimProbe(id, later), `probe ${i}`).to.equal(await memory.claimProbe(id, later));
           expect(await shared.claimProbe(id, later), `second probe ${i}`).to.equal(await memory.claimProbe(id, later));
-          // A success leaves an empty record in memory and none in Redis: the same view.
+          // A success leaves a healthy record in both: the same view.
           const [[mr], [sr]] = [await memory.get([id]), await shared.get([id])];
           for (const at of [now, now + 25_000, later, later + 40_000]) {
             expect(viewHealth(sr, at), `view ${i} at +${at - now}`).to.deep.equal(viewHealth(mr, at));
@@ -238,14 +238,15 @@ describe('Redis stores (against a real redis-server)', function () {
       await memory.close();
     });
 
-    it('keeps records under freeway:health:<id> for an hour; a success removes the record', async () => {
+    it('keeps records under freeway:health:<id> for an hour; a success replaces the record with a healthy one, kept an hour', async () => {
       const store = createRedisHealthStore(client, healthPolicy);
       await store.record('groq:abc', limited, Date.now());
       const ttl = await peek.pttl('freeway:health:groq:abc');
       expect(ttl).to.be.within(HEALTH_TIMINGS.forgetAfterMs - 5_000, HEALTH_TIMINGS.forgetAfterMs);
       const view = await store.record('groq:abc', success, Date.now());
       expect(view).to.include({ state: 'healthy', consecutiveFailures: 0 });
-      expect(await peek.exists('freeway:health:groq:abc')).to.equal(0);
+      expect(JSON.parse((await peek.get('freeway:health:groq:abc')) ?? '{}')).to.include({ state: 'healthy', consecutiveFailures: 0 });
+      expect(await peek.pttl('freeway:health:groq:abc')).to.be.within(HEALTH_TIMINGS.forgetAfterMs - 5_000, HEALTH_TIMINGS.forgetAfterMs);
     });
 
     it('lets exactly one of many simultaneous probe claims from two instances through', async () => {
