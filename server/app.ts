@@ -19,7 +19,7 @@ import { createMetrics } from './http/metrics.ts';
 import { metricsEndpoint } from './http/metrics-endpoint.ts';
 import { createThrottledWarn } from './state/warn-every.ts';
 import { requestId } from './http/request-id.ts';
-import { indexModels } from '../catalog/suggest.ts';
+import { didYouMeanText, indexModels, nearest } from '../catalog/suggest.ts';
 import { createShutdown } from './http/shutdown.ts';
 import { createRedactor } from './core/redact.ts';
 import { createStores } from './state/stores.ts';
@@ -94,10 +94,23 @@ const apiPaths = ['/chat/completions', '/responses', '/messages', '/messages/cou
 /** Where to start, for any path Freeway does not serve. */
 const startHint = 'Freeway serves GET /v1/models (the models), GET /health (the providers\' health) and the APIs under /v1; its README describes them.';
 
+/** Every path Freeway serves, for the near miss of an unknown one. */
+const servedPaths: ReadonlyArray<readonly [string, string]> = [...apiPaths.map((api) => `/v1${api}`), '/v1/providers', '/health', '/livez', '/readyz', '/metrics'].map(
+  (path) => [path, path],
+);
+
+/** The served path an unknown one is a few characters from (`/v1/chat/completion`), with or without its /v1. */
+function nearPath(path: string): string | undefined {
+  if (path.length > 64) return undefined;
+  const lower = path.toLowerCase();
+  const limit = Math.min(3, Math.max(2, Math.floor(lower.length / 8)));
+  return nearest(lower, servedPaths, limit) ?? (lower.startsWith('/v1/') ? undefined : nearest(`/v1${lower}`, servedPaths, limit));
+}
+
 function routeHint(path: string): string {
   const bare = path.startsWith('/v1/v1/') ? path.slice(6) : path;
   const known = apiPaths.find((api) => bare === api || (api === '/models' && bare.startsWith('/models/')));
-  if (known === undefined) return startHint;
+  if (known === undefined) return didYouMeanText(nearPath(path)) || startHint;
   return `Freeway serves its API under /v1: use ${'/v1' + bare}${path.startsWith('/v1/v1/') ? '' : ' (set your client\'s base URL to http://<host>:<port>/v1)'}.`;
 }
 
@@ -319,7 +332,7 @@ export function createApp(deps: AppDeps): FreewayApp {
     throw freewayError('FREEWAY_UNKNOWN_ROUTE', { method: req.method, path: clip(req.path), hint: routeHint(req.path) });
   });
 
-  app.use(errorHandler({ logger, redact, readKeys }));
+  app.use(errorHandler({ logger, redact, readKeys, keyHeaders: deps.catalog.providers.map((plugin) => plugin.header) }));
 
   const warnOfDrops = createThrottledWarn(logger);
   return {
