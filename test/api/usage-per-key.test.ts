@@ -24,7 +24,7 @@ interface Usage {
   days: Array<{ day: string; models: ModelUsage[] }>;
 }
 interface ProvidersBody {
-  data: Array<{ id: string; keys?: Array<{ position: number; usage?: Usage }> }>;
+  data: Array<{ id: string; keys?: Array<{ position: number; anonymous?: true; usage?: Usage }> }>;
 }
 
 /** A key of the provider's own shape, different for each `n`. */
@@ -60,7 +60,7 @@ describe('usage per key in GET /v1/providers', function () {
 
   before(async function () {
     upstream = await startUpstream();
-    freeway = await startFreeway({ env: { GROQ_BASE_URL: upstream.url, MISTRAL_BASE_URL: upstream.url } });
+    freeway = await startFreeway({ env: { GROQ_BASE_URL: upstream.url, MISTRAL_BASE_URL: upstream.url, OVHCLOUD_BASE_URL: upstream.url } });
   });
   after(async function () {
     await freeway?.close();
@@ -132,6 +132,17 @@ describe('usage per key in GET /v1/providers', function () {
     const anonymous = await providers(freeway, {});
     expect(anonymous.data.find((entry) => entry.id === 'groq')).to.not.have.property('keys');
     expect(JSON.stringify(anonymous)).to.not.include('"usage"');
+  });
+
+  it('calls without a key are nobody\'s usage: not counted, and their entry has none', async function () {
+    const headers = { 'X-Ovhcloud-Key': 'anonymous' };
+    const reply = await postChat(freeway.url, { model: 'free:auto', messages: hi }, headers);
+    expect(reply.status, reply.text).to.equal(200);
+    expect(reply.headers.get('x-freeway-provider')).to.equal('ovhcloud');
+    const body = await providers(freeway, headers);
+    const [entry] = body.data.find((provider) => provider.id === 'ovhcloud')?.keys ?? [];
+    expect(entry).to.include({ position: 1, anonymous: true });
+    expect(entry).to.not.have.property('usage');
   });
 
   it('keeps no content: the prompt and the answer are nowhere in what is shown', async function () {
