@@ -19,13 +19,14 @@ import { createMetrics } from './http/metrics.ts';
 import { metricsEndpoint } from './http/metrics-endpoint.ts';
 import { createThrottledWarn } from './state/warn-every.ts';
 import { requestId } from './http/request-id.ts';
-import { indexModels } from '../catalog/suggest.ts';
+import { didYouMeanText, indexModels, nearest } from '../catalog/suggest.ts';
 import { createShutdown } from './http/shutdown.ts';
 import { createRedactor } from './core/redact.ts';
 import { createStores } from './state/stores.ts';
 import type { KeyCheckStore } from './state/key-checks.ts';
 import type { KnowledgeStore } from './state/knowledge.ts';
 import type { StickyStore } from './state/sticky.ts';
+import { createUsageCounter, type UsageStore } from './state/usage.ts';
 import { chatApi } from './api/chat/index.ts';
 import { responsesApi } from './api/responses/index.ts';
 import { completionRoute } from './api/completion.ts';
@@ -57,6 +58,8 @@ export interface AppDeps {
   readonly knowledgeStore?: KnowledgeStore;
   /** Where conversations' models live (a cluster worker's: the primary's); when absent, Redis with REDIS_URL, else memory. */
   readonly stickyStore?: StickyStore;
+  /** Where usage per key lives (a cluster worker's: the primary's); when absent, Redis with REDIS_URL, else memory. */
+  readonly usageStore?: UsageStore;
   /** The HTTP client for upstream calls; Freeway's keep-alive node:http client when absent. */
   readonly fetch?: FetchFunction;
   /** For tests: a source of randomness for exploration. */
@@ -94,10 +97,23 @@ const apiPaths = ['/chat/completions', '/responses', '/messages', '/messages/cou
 /** Where to start, for any path Freeway does not serve. */
 const startHint = 'Freeway serves GET /v1/models (the models), GET /health (the providers\' health) and the APIs under /v1; its README describes them.';
 
+/** Every path Freeway serves, for the near miss of an unknown one. */
+const servedPaths: ReadonlyArray<readonly [string, string]> = [...apiPaths.map((api) => `/v1${api}`), '/v1/providers', '/health', '/livez', '/readyz', '/metrics'].map(
+  (path) => [path, path],
+);
+
+/** The served path an unknown one is a few characters from (`/v1/chat/completion`), with or without its /v1. */
+function nearPath(path: string): string | undefined {
+  if (path.length > 64) return undefined;
+  const lower = path.toLowerCase();
+  const limit = Math.min(3, Math.max(2, Math.floor(lower.length / 8)));
+  return nearest(lower, servedPaths, limit) ?? (lower.startsWith('/v1/') ? undefined : nearest(`/v1${lower}`, servedPaths, limit));
+}
+
 function routeHint(path: string): string {
   const bare = path.startsWith('/v1/v1/') ? path.slice(6) : path;
   const known = apiPaths.find((api) => bare === api || (api === '/models' && bare.startsWith('/models/')));
-  if (known === undefined) return startHint;
+  if (known === undefined) return didYouMeanText(nearPath(path)) || startHint;
   return `Freeway serves its API under /v1: use ${'/v1' + bare}${path.startsWith('/v1/v1/') ? '' : ' (set your client\'s base URL to http://<host>:<port>/v1)'}.`;
 }
 
@@ -133,13 +149,14 @@ function createServices(deps: AppDeps) {
     quarantined: metrics.quarantined,
   });
   const sticky = config.sticky.mode ? { store: stores.stickyStore, ttlMs: config.sticky.ttlMs } : undefined;
-  const router = createRouter({ config, health: healthStore, hashKey, latency, redact, random: deps.random, now: deps.now, knowledge, providers, sticky });
+  const usage = stores.usageStore && createUsageCounter({ store: stores.usageStore, warn: createThrottledWarn(logger), now: deps.now });
+  const router = createRouter({ config, health: healthStore, hashKey, latency, redact, random: deps.random, now: deps.now, knowledge, providers, sticky, usage });
   const conversations = config.sticky.mode ? createTextHasher(config.state.keyHashSecret) : undefined;
   const clientOf = (req: Request): string => clientIp(req, config.rateLimit.ipv6Subnet);
   const rateLimit = createRateLimit({ max: config.rateLimit.max, windowMs: config.rateLimit.windowMs, ipv6Subnet: config.rateLimit.ipv6Subnet, store: stores.rateLimitStore, onRefused: metrics.rateLimited });
   const shutdown = createShutdown();
   const readiness: Readiness = { phase: 'starting' };
-  return { redact, readKeys, hashKey, stores, metrics, healthStore, upstreamFetch, knowledge, router, clientOf, rateLimit, shutdown, readiness, conversations };
+  return { redact, readKeys, hashKey, stores, metrics, healthStore, upstreamFetch, knowledge, usage, router, clientOf, rateLimit, shutdown, readiness, conversations };
 }
 
 type Services = ReturnType<typeof createServices>;
@@ -214,7 +231,7 @@ function createHandlers(deps: AppDeps, { redact, readKeys, hashKey, upstreamFetc
 /** Every route Freeway serves, each with the 405 of its other methods. */
 function mountRoutes(app: Express, deps: AppDeps, services: Services, handlers: ReturnType<typeof createHandlers>): void {
   const { config, catalog } = deps;
-  const { metrics, readKeys, healthStore, hashKey, stores, upstreamFetch, redact, knowledge, clientOf } = services;
+  const { metrics, readKeys, healthStore, hashKey, stores, upstreamFetch, redact, knowledge, usage, clientOf } = services;
   const { completions, resolveClaudeModel, keyModels, claudeModels, byApi, readBody, readAudio, embeddings, transcriptions } = handlers;
   if (config.metrics.mode === 'main') {
     app.get('/metrics', metricsEndpoint(deps.scrapeMetrics ?? (() => metrics.registry.metrics()), metrics.registry.contentType));
@@ -239,6 +256,7 @@ function mountRoutes(app: Express, deps: AppDeps, services: Services, handlers: 
       intervalMs: config.keyChecks.intervalMs,
       perMinute: config.keyChecks.perMinute,
       timeoutMs: config.keyChecks.timeoutMs,
+      usage,
       now: deps.now,
     }),
   );
@@ -271,7 +289,7 @@ function mountRoutes(app: Express, deps: AppDeps, services: Services, handlers: 
 export function createApp(deps: AppDeps): FreewayApp {
   const { config, logger } = deps;
   const services = createServices(deps);
-  const { redact, readKeys, stores, metrics, knowledge, rateLimit, shutdown, readiness } = services;
+  const { redact, readKeys, stores, metrics, knowledge, usage, rateLimit, shutdown, readiness } = services;
   const handlers = createHandlers(deps, services);
 
   const app = express();
@@ -320,13 +338,14 @@ export function createApp(deps: AppDeps): FreewayApp {
     throw freewayError('FREEWAY_UNKNOWN_ROUTE', { method: req.method, path: clip(req.path), hint: routeHint(req.path) });
   });
 
-  app.use(errorHandler({ logger, redact, readKeys }));
+  app.use(errorHandler({ logger, redact, readKeys, keyHeaders: deps.catalog.providers.map((plugin) => plugin.header) }));
 
   const warnOfDrops = createThrottledWarn(logger);
   return {
     app,
     async close() {
       knowledge.close();
+      await usage?.close();
       await stores.close();
     },
     interrupt: shutdown.interrupt,

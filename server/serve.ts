@@ -50,7 +50,14 @@ const FINAL_GRACE_MS = 500;
 function serve(config: Config): void {
   const catalog = buildCatalog(plugins);
   // Workers without Redis keep their state in the primary; with Redis (or alone), createApp picks the stores.
-  const shared = clustered && !config.state.redisUrl ? createWorkerStores(logger, healthPolicy, { limits: config.models, stickyMaxEntries: config.sticky.maxEntries }) : {};
+  const shared =
+    clustered && !config.state.redisUrl
+      ? createWorkerStores(logger, healthPolicy, {
+          limits: config.models,
+          stickyMaxEntries: config.sticky.maxEntries,
+          usageMaxRecords: config.usage.mode ? config.usage.maxRecords : undefined,
+        })
+      : {};
   // In a cluster, /metrics on the main port shows every worker: the primary aggregates them.
   const scrapeMetrics = clustered && config.metrics.mode === 'main' ? askPrimaryForMetrics(connectToPrimary()) : undefined;
   const freeway = createApp({ config, catalog, logger, ...shared, scrapeMetrics });

@@ -5,10 +5,11 @@ import { createMemoryKeyCheckStore, type KeyCheckRecord } from '../state/key-che
 import { createMemoryKnowledgeStore } from '../state/knowledge.ts';
 import { createSlidingWindowStore } from '../state/sliding-window-store.ts';
 import { createMemoryStickyStore } from '../state/sticky.ts';
+import { createMemoryUsageStore, type UsageRecord } from '../state/usage.ts';
 
 /*
  * WORKERS > 1 without REDIS_URL: the primary holds the rate-limit windows,
- * provider health, key checks and model knowledge in the same memory stores a
+ * provider health, key checks, model knowledge and usage per key in the same memory stores a
  * single process uses, and the workers reach them over the channel
  * (channel.ts), so that a client's (limit + 1)th request is refused whichever
  * worker it lands on.
@@ -31,7 +32,9 @@ export type StoreCall =
   | { readonly op: 'models.claim'; readonly id: string; readonly ttlMs: number }
   | { readonly op: 'models.setField'; readonly id: string; readonly field: string; readonly value: string; readonly ttlMs: number }
   | { readonly op: 'sticky.get'; readonly conversation: string }
-  | { readonly op: 'sticky.set'; readonly conversation: string; readonly model: string; readonly ttlMs: number };
+  | { readonly op: 'sticky.set'; readonly conversation: string; readonly model: string; readonly ttlMs: number }
+  | { readonly op: 'usage.add'; readonly records: readonly UsageRecord[]; readonly now: number }
+  | { readonly op: 'usage.get'; readonly ids: readonly string[]; readonly days: readonly string[] };
 
 /** Rate-limit info as it crosses the channel (a Date would arrive as a string). */
 export interface WireInfo {
@@ -56,6 +59,7 @@ export function createPrimaryStores(config: Config, policy: HealthPolicy): Prima
   const checks = createMemoryKeyCheckStore(config.state.healthMaxRecords);
   const knowledge = createMemoryKnowledgeStore(config.models.maxKeys, config.models.maxBytes);
   const sticky = createMemoryStickyStore(config.sticky.maxEntries);
+  const usage = createMemoryUsageStore(config.usage.maxRecords);
 
   async function run(call: StoreCall): Promise<unknown> {
     switch (call.op) {
@@ -99,6 +103,10 @@ export function createPrimaryStores(config: Config, policy: HealthPolicy): Prima
         return (await sticky.get(call.conversation)) ?? null;
       case 'sticky.set':
         return sticky.set(call.conversation, call.model, call.ttlMs);
+      case 'usage.add':
+        return usage.add(call.records, call.now);
+      case 'usage.get':
+        return usage.get(call.ids, call.days);
     }
   }
 
@@ -110,6 +118,7 @@ export function createPrimaryStores(config: Config, policy: HealthPolicy): Prima
       await checks.close();
       await knowledge.close();
       await sticky.close();
+      await usage.close();
     },
   };
 }

@@ -6,6 +6,7 @@ import { withKeyCheckFallback, type KeyCheckRecord, type KeyCheckStore } from '.
 import { createMemoryKnowledgeStore, withKnowledgeFallback, type KnowledgeStore } from '../state/knowledge.ts';
 import { failOpen, withHealthFallback } from '../state/stores.ts';
 import { createMemoryStickyStore, withStickyFallback, type StickyStore } from '../state/sticky.ts';
+import { createMemoryUsageStore, withUsageFallback, type UsageRecord, type UsageStore } from '../state/usage.ts';
 import { createThrottledWarn } from '../state/warn-every.ts';
 import { connectToPrimary, type AskOptions, type AskPrimary } from './channel.ts';
 import type { StoreCall, WireInfo } from './primary-stores.ts';
@@ -81,6 +82,14 @@ function stickyProxy(call: <T>(call: StoreCall) => Promise<T>): StickyStore {
   };
 }
 
+function usageProxy(call: <T>(call: StoreCall) => Promise<T>): UsageStore {
+  return {
+    add: (records, now) => call<void>({ op: 'usage.add', records, now }),
+    get: (ids, days) => call<UsageRecord[][]>({ op: 'usage.get', ids, days }),
+    async close() {},
+  };
+}
+
 export interface WorkerStoreOptions {
   /** The bounds of the memory the knowledge store falls back to (MODELS_MAX_KEYS, MODELS_MAX_BYTES). */
   readonly limits?: Pick<ModelsConfig, 'maxKeys' | 'maxBytes'>;
@@ -88,18 +97,20 @@ export interface WorkerStoreOptions {
   readonly stickyMaxEntries?: number;
   /** The channel to the primary; this process's when absent. */
   readonly ask?: AskPrimary;
+  /** USAGE_MAX_RECORDS, for the memory usage falls back to; no usage store with USAGE=off (undefined). */
+  readonly usageMaxRecords?: number;
 }
 
 /**
  * In a worker, the primary's stores (primary-stores.ts), reached over the channel:
  * failing open (rate limit) or falling back to this process's memory (health,
- * key checks, model knowledge) while the primary does not answer.
+ * key checks, model knowledge, usage) while the primary does not answer.
  */
 export function createWorkerStores(
   logger: Logger,
   policy: HealthPolicy,
-  { limits = { maxKeys: 10_000, maxBytes: 64 * 1024 ** 2 }, stickyMaxEntries = 100_000, ask = connectToPrimary() }: WorkerStoreOptions = {},
-): { healthStore: HealthStore; rateLimitStore: Store; knowledgeStore: KnowledgeStore; keyCheckStore: KeyCheckStore; stickyStore: StickyStore } {
+  { limits = { maxKeys: 10_000, maxBytes: 64 * 1024 ** 2 }, stickyMaxEntries = 100_000, ask = connectToPrimary(), usageMaxRecords }: WorkerStoreOptions = {},
+): { healthStore: HealthStore; rateLimitStore: Store; knowledgeStore: KnowledgeStore; keyCheckStore: KeyCheckStore; stickyStore: StickyStore; usageStore?: UsageStore } {
   const call = <T>(storeOp: StoreCall): Promise<T> => ask<T>(storeOp, storeCall);
   const warn = createThrottledWarn(logger);
   const where = 'the cluster primary';
@@ -109,5 +120,6 @@ export function createWorkerStores(
     healthStore: withHealthFallback(healthProxy(call), policy, warn, where),
     knowledgeStore: withKnowledgeFallback(knowledgeProxy(call), createMemoryKnowledgeStore(limits.maxKeys, limits.maxBytes), warn, where),
     stickyStore: withStickyFallback(stickyProxy(call), createMemoryStickyStore(stickyMaxEntries), warn, where),
+    ...(usageMaxRecords === undefined ? {} : { usageStore: withUsageFallback(usageProxy(call), createMemoryUsageStore(usageMaxRecords), warn, where) }),
   };
 }

@@ -35,6 +35,7 @@ export interface Config {
   readonly api: Values<Table['api']>;
   readonly keyChecks: Values<Table['keyChecks']>;
   readonly anonymous: Values<Table['anonymous']>;
+  readonly usage: Values<Table['usage']>;
   readonly logging: Values<Table['logging']>;
   /** Where `GET /metrics` is served: off, on the main listener, or on a listener of its own. */
   readonly metrics: MetricsConfig;

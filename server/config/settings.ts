@@ -289,6 +289,20 @@ export const settings = {
       doc: "Requests without a key one client may make a minute (in this process), so that one caller cannot spend the address's allowance for everyone; past it a 429",
     }),
   },
+  usage: {
+    mode: flag({
+      env: 'USAGE',
+      default: 'on',
+      words: ['on', 'off'],
+      doc: "`off`: count no usage per key; `GET /v1/providers` and the console show none ([docs/console.md](console.md#usage-per-key))",
+    }),
+    maxRecords: integer({
+      env: 'USAGE_MAX_RECORDS',
+      default: 100_000,
+      min: 1,
+      doc: "Usage records (one key's use of one model on one UTC day) a process (or the cluster primary) keeps in memory; past it the least recently written goes. With `REDIS_URL` each key's day expires in Redis when it is seven days old",
+    }),
+  },
   logging: {
     level: choice({ env: 'LOG_LEVEL', default: 'info', choices: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], doc: 'Least severe level logged' }),
     format: choice({ env: 'LOG_FORMAT', default: 'json', choices: ['json', 'pretty'], doc: '`json` (one object per line) or `pretty` (pino-pretty, for a terminal)' }),
@@ -319,6 +333,7 @@ export const groupTitles: Readonly<Record<keyof typeof settings, string>> = {
   api: 'APIs',
   keyChecks: 'Key checks',
   anonymous: 'Calls without a key',
+  usage: 'Usage per key',
   logging: 'Logging',
   metrics: 'Metrics',
 };

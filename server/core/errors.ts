@@ -127,6 +127,12 @@ export const errorCatalogue = {
     message: 'Unknown model: {model}.{suggestion} GET /v1/models lists the models.',
     remedy: 'Use an id from `GET /v1/models` (an alias such as `free:auto`, or `{provider}/{modelId}`); the message suggests a near miss.',
   },
+  FREEWAY_UNMAPPED_MODEL: {
+    status: 404,
+    type: 'invalid_request_error',
+    message: "Unknown model: {model}. Freeway serves no {vendor} model by its name: send an alias such as {alias} or a model GET /v1/models lists{mapping}.",
+    remedy: 'Send an alias or a model of `GET /v1/models`; on chat routes, the operator can map the name (`MODEL_MAP`, and `ANTHROPIC_MODEL_MAP` on `/v1/messages`) to one ([clients.md](clients.md#model_map)).',
+  },
   FREEWAY_WRONG_MODEL_KIND: {
     status: 400,
     type: 'invalid_request_error',

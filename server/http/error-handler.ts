@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import { errorBody, freewayError, HttpError, invalidField } from '../core/errors.ts';
 import { sanitizeForLog, type Redactor } from '../core/redact.ts';
 import type { KeyReader } from '../core/keys.ts';
+import { didYouMeanText, nearest } from '../../catalog/suggest.ts';
 
 /**
  * For a 401 when the caller sent no provider key header but an `Authorization`
@@ -20,6 +21,24 @@ function keyHeaderHint(headers: IncomingHttpHeaders, readKeys: KeyReader): strin
   return ` Freeway does not read provider keys from ${which}: send each provider's key in its own header, X-<Provider>-Key (for example X-Groq-Key); GET /v1/models lists the providers.`;
 }
 
+/** The most header names of one request looked at for a near miss; Node keeps at most 2000 by default. */
+const MAX_HEADERS_LOOKED_AT = 100;
+
+/**
+ * For a 401: a header the caller sent that is one edit away from a provider's key header
+ * (`X-Grok-Key` for `X-Groq-Key`), named with the one it was meant to be. Never repeats a value.
+ */
+function misspelledHeaderHint(rawHeaders: readonly string[], keyHeaders: ReadonlyArray<readonly [lower: string, header: string]>): string {
+  for (let i = 0; i < rawHeaders.length && i < 2 * MAX_HEADERS_LOOKED_AT; i += 2) {
+    const name = rawHeaders[i] as string;
+    const lower = name.toLowerCase();
+    if (name.length > 64 || keyHeaders.some(([header]) => header === lower)) continue;
+    const meant = nearest(lower, keyHeaders, 1);
+    if (meant !== undefined) return ` Freeway reads no \`${name}\` header. ${didYouMeanText(meant)}`;
+  }
+  return '';
+}
+
 /** What the error handler answers for an error nobody raised on purpose. */
 const internalError = freewayError('FREEWAY_INTERNAL');
 
@@ -34,6 +53,8 @@ export interface ErrorHandlerDeps {
   readonly logger: Logger;
   readonly redact: Redactor;
   readonly readKeys: KeyReader;
+  /** The provider plugins' key headers (`X-Groq-Key`, ...), for a 401's "did you mean". */
+  readonly keyHeaders?: readonly string[];
 }
 
 /**
@@ -41,14 +62,15 @@ export interface ErrorHandlerDeps {
  * unless the route set `res.locals.errorBody`), with the request's keys
  * redacted; an error after the answer started cuts the connection instead.
  */
-export function errorHandler({ logger, redact, readKeys }: ErrorHandlerDeps): ErrorRequestHandler {
+export function errorHandler({ logger, redact, readKeys, keyHeaders = [] }: ErrorHandlerDeps): ErrorRequestHandler {
+  const headerIndex = keyHeaders.map((header) => [header.toLowerCase(), header] as const);
   return (error: unknown, req, res, _next) => {
     const keys = res.locals.keys;
     const known = asHttpError(error);
     if (known === undefined) logger.error({ err: error }, `${req.method} ${sanitizeForLog(req.path)}: unexpected error`);
     const { status, type } = known ?? internalError;
     let message = (known ?? internalError).message;
-    if (status === 401) message += keyHeaderHint(req.headers, readKeys);
+    if (status === 401) message += keyHeaderHint(req.headers, readKeys) + misspelledHeaderHint(req.rawHeaders, headerIndex);
     if (known?.headers) for (const [name, value] of Object.entries(known.headers)) res.setHeader(name, value);
     if (res.headersSent) {
       res.locals.cut = { status, reason: `the response was cut: ${message}` };

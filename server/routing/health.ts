@@ -134,10 +134,6 @@ export function keepFor(record: HealthRecord, now: number): number {
   return Math.max(HEALTH_TIMINGS.forgetAfterMs, record.until - now);
 }
 
-/** A record that says no more than "healthy, nothing known" need not be kept. */
-export const worthKeeping = (record: HealthRecord): boolean =>
-  record.state !== 'healthy' || record.consecutiveFailures !== 0 || record.quota !== undefined;
-
 /** The half-open probe of a down key past its cooldown goes to one request: the first to claim it. */
 function claimProbe(record: HealthRecord | undefined, now: number): { readonly claimed: boolean; readonly next?: HealthRecord } {
   if (!record || record.state !== 'down' || record.until > now) return { claimed: true };
@@ -150,7 +146,6 @@ export const healthPolicy: HealthPolicy = {
   next: nextHealth,
   claimProbe,
   keepFor,
-  worthKeeping,
   forgetAfterMs: HEALTH_TIMINGS.forgetAfterMs,
 };
 

@@ -16,7 +16,7 @@ export { createKeyReader, MAX_KEYS_PER_HEADER } from './keys.ts';
 export { createLatencyTracker, type LatencyTracker } from './latency.ts';
 export type { Candidate, Plan } from './plan.ts';
 export { routedModel, StreamFailed, type RoutedModel, type RoutedRequest, type RoutedStreamResult } from './routed-model.ts';
-export { createRouter, type AttemptFn, type Router, type RouterDeps } from './router.ts';
+export { createRouter, type AttemptFn, type Router, type RouterDeps, type WholeCallRequest } from './router.ts';
 export type { PlanRequest } from './planner.ts';
 export type { RoutedContent, RoutedContentPart, RoutedFinish, RoutedPart, ToolCallEnd, ToolCallStart } from './stream-parts.ts';
 export { beginCall, cachedModels, createModelSource, type CallOptions, type Collected, type ModelSource } from './upstream.ts';

@@ -86,7 +86,8 @@ export function routedStream(routed: Routed<OpenedStream>): ReadableStream<Route
           while (!enqueued) {
             const { done, value } = await routed.attempt.read(reader);
             if (done) {
-              normaliser.end();
+              const { inputTokens, outputTokens } = normaliser.end();
+              routed.tokens(inputTokens.total, outputTokens.total);
               await routed.finish();
               controller.close();
               return;
@@ -158,6 +159,8 @@ export function routedModel(router: Pick<Router, 'run'>, request: RoutedRequest)
         conversation,
       });
       await routed.finish();
+      const { inputTokens, outputTokens } = routed.value.usage;
+      routed.tokens(inputTokens.total, outputTokens.total);
       return { ...routed.value, warnings: [], candidate: routed.candidate };
     },
   };

@@ -5,6 +5,7 @@ import { createBoundedMap } from '../state/bounded-map.ts';
 import type { HealthStore } from '../state/health.ts';
 import type { KeyHasher } from '../state/key-hash.ts';
 import type { StickyStore } from '../state/sticky.ts';
+import { ANSWER_EVENT, REQUEST_EVENT, type UsageCounter } from '../state/usage.ts';
 import type { KeySet } from '../core/keys.ts';
 import type { LatencyTracker } from './latency.ts';
 import type { ModelKnowledge } from '../models/model-knowledge.ts';
@@ -21,6 +22,8 @@ export interface Routed<T> {
   readonly attempt: Attempt;
   /** Ends the attempt: clears its timers and, given an error, records it and returns it classified. */
   finish(error?: unknown): Promise<Failure | undefined>;
+  /** Counts the tokens the answer reported against its key and model (usage per key). */
+  tokens(input: number | undefined, output: number | undefined): void;
 }
 
 export type AttemptFn<T> = (candidate: Candidate, attempt: Attempt) => Promise<T>;
@@ -67,6 +70,13 @@ export interface RouterDeps {
   readonly providers?: readonly CatalogModel['provider'][];
   /** Which model answered each conversation's last turn, kept for STICKY_TTL_MS; absent with STICKY=off. */
   readonly sticky?: { readonly store: StickyStore; readonly ttlMs: number };
+  /** Usage per key: each attempt, answer and failure is counted here; none with USAGE=off. */
+  readonly usage?: Pick<UsageCounter, 'count'>;
+}
+
+/** A call whose answer comes whole, and the tokens its answer reported. */
+export interface WholeCallRequest<T> extends Omit<RunRequest<T>, 'budget'> {
+  readonly tokensOf?: (value: T) => { readonly input?: number; readonly output?: number } | undefined;
 }
 
 export interface Router {
@@ -76,7 +86,7 @@ export interface Router {
   /** Tries the plan's candidates in order, under the failover policy (failover.ts), until one answers. */
   run<T>(request: RunRequest<T>): Promise<Routed<T>>;
   /** A call whose answer comes whole (embeddings, a transcript): run, then ended at once. */
-  call<T>(request: Omit<RunRequest<T>, 'budget'>): Promise<{ value: T; candidate: Candidate }>;
+  call<T>(request: WholeCallRequest<T>): Promise<{ value: T; candidate: Candidate }>;
 }
 
 /** NO_CREDIT_WAIT_MS when the router has no model knowledge (tests that build a bare router). */
@@ -119,6 +129,7 @@ interface RouterContext {
   // Catalog model id -> the most output tokens its upstream said it takes. Keys are catalog
   // model ids only (a fixed set), so the map holds at most one entry per model of the catalog.
   readonly learnedOutputLimits: Map<string, number>;
+  readonly usage: Pick<UsageCounter, 'count'> | undefined;
   /** Key and model (`requestLimitId`) -> the most tokens one request may hold, learnt from a 413 or the key's rate-limit headers. */
   readonly requestLimits: RequestLimits;
   /** FIT_MARGIN. */
@@ -168,6 +179,7 @@ async function attemptFailed<T>(ctx: RouterContext, { run, running, candidate, e
   const { model } = candidate;
   const failure = classifyFailure(error, { redact: ctx.redact, keys: run.keys, signalReason: running.attempt.signal.reason, rules: model.provider.errorRules, now: ctx.now() });
   running.end(true);
+  ctx.usage?.count(candidate.healthId, model.id, { kind: 'failure', failure: failure.kind });
   const decision = decide({
     failure,
     thrown: error,
@@ -198,6 +210,7 @@ async function succeeded<T>(ctx: RouterContext, run: RunState<T>, { running, can
   const at = ctx.now();
   const headers = running.headers();
   const quota = headers && candidate.model.provider.readQuota?.(headers, at);
+  ctx.usage?.count(candidate.healthId, candidate.model.id, ANSWER_EVENT);
   // Always written: other requests may have recorded failures since this one's plan.
   await ctx.health.record(candidate.healthId, quota ? { kind: 'success', quota } : { kind: 'success' }, at);
   if (quota?.limitTokens !== undefined) ctx.requestLimits.learn(candidate.healthId, candidate.model.id, quota.limitTokens);
@@ -208,6 +221,9 @@ async function succeeded<T>(ctx: RouterContext, run: RunState<T>, { running, can
     value,
     candidate,
     attempt: running.attempt,
+    tokens(input, output) {
+      ctx.usage?.count(candidate.healthId, candidate.model.id, { kind: 'tokens', input, output });
+    },
     async finish(error) {
       if (finished) return undefined;
       finished = true;
@@ -227,6 +243,7 @@ async function attempt<T>(ctx: RouterContext, run: RunState<T>, candidate: Candi
   const latencyId = poolModelId(plan.poolId, candidate.model.spec.id);
   run.tried += 1;
   const running = startAttempt({ timings: ctx.timings, callerSignal: run.callerSignal, runStarted: run.started, left: run.deadline - Date.now(), onFirstOutput: (ms) => ctx.latency.observe(latencyId, ms) });
+  ctx.usage?.count(candidate.healthId, candidate.model.id, REQUEST_EVENT);
   try {
     const value = await run.attempt(candidate, running.attempt);
     run.attempts.push(logAttempt(candidate, 200, Date.now() - running.started));
@@ -407,7 +424,7 @@ async function runPlan<T>(ctx: RouterContext, request: RunRequest<T>): Promise<R
 
 export function createRouter(deps: RouterDeps): Router {
   const now = deps.now ?? Date.now;
-  const { config, health, latency, redact, knowledge } = deps;
+  const { config, health, latency, redact, knowledge, usage } = deps;
   const { timeouts } = config;
   const timings: AttemptTimings = {
     requestTimeoutMs: timeouts.requestMs,
@@ -428,6 +445,7 @@ export function createRouter(deps: RouterDeps): Router {
     requestLimits: createRequestLimits(config.routing.learnedLimitMs ?? DEFAULT_LEARNED_LIMIT_MS, now),
     fitMargin: config.routing.fitMargin ?? DEFAULT_FIT_MARGIN,
     sticky: deps.sticky,
+    usage,
   };
   const planner = createPlanner({
     routing: config.routing.strategy,
@@ -450,6 +468,8 @@ export function createRouter(deps: RouterDeps): Router {
     async call(request) {
       const routed = await run(request);
       await routed.finish();
+      const tokens = request.tokensOf?.(routed.value);
+      if (tokens) routed.tokens(tokens.input, tokens.output);
       return { value: routed.value, candidate: routed.candidate };
     },
   };

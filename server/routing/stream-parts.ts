@@ -75,8 +75,8 @@ export interface PartNormaliser {
    * error part, and `StreamInterrupted` for a finish that says the stream was cut.
    */
   take(part: LanguageModelV4StreamPart, emit: (part: RoutedPart) => void): void;
-  /** The upstream stream ended: throws unless its finish came. */
-  end(): void;
+  /** The upstream stream ended: throws unless its finish came; returns the usage its finish reported. */
+  end(): LanguageModelV4Usage;
 }
 
 /** A tool call started and not ended yet: its name and the arguments streamed so far. */
@@ -86,7 +86,7 @@ interface OpenCall {
 }
 
 export function partNormaliser(): PartNormaliser {
-  let finished = false;
+  let finished: LanguageModelV4Usage | undefined;
   // Created on a stream's first tool call: most streams have none.
   let open: Map<string, OpenCall> | undefined;
   let providerExecuted: Set<string> | undefined;
@@ -147,8 +147,8 @@ export function partNormaliser(): PartNormaliser {
         case 'finish':
           assertFinished(part.finishReason);
           endOpenCalls(emit);
-          finished = true;
-          emit({ ...part, usage: reportedUsage(part.usage) });
+          finished = reportedUsage(part.usage);
+          emit({ ...part, usage: finished });
           return;
         case 'error':
           throw part.error;
@@ -160,6 +160,7 @@ export function partNormaliser(): PartNormaliser {
     },
     end() {
       if (!finished) throw new Error(NO_FINISH);
+      return finished;
     },
   };
 }

@@ -58,10 +58,11 @@ export interface HealthPolicy {
    * to write when it is (none when nothing changes).
    */
   claimProbe(record: HealthRecord | undefined, now: number): { readonly claimed: boolean; readonly next?: HealthRecord };
-  /** How long a store keeps a record written at `now`. */
+  /**
+   * How long a store keeps a record written at `now`. Every record is kept, a healthy one
+   * too: a key that answered shows `healthy`, not `unchecked`, until it is forgotten.
+   */
   keepFor(record: HealthRecord, now: number): number;
-  /** False for a record that says no more than "healthy, nothing known": it is not kept. */
-  worthKeeping(record: HealthRecord): boolean;
   /** Records past their wait, and round-robin turns, are forgotten this long after their last use. */
   readonly forgetAfterMs: number;
 }
@@ -90,9 +91,7 @@ export function createMemoryHealthRecords(policy: HealthPolicy, sweepEveryMs = 6
     },
     async record(id, outcome, now) {
       const next = policy.next(records.get(id), outcome, now);
-      // A healthy key with nothing on record is the same as no record: a plain success forgets the key.
-      if (policy.worthKeeping(next)) keep(records, id, next);
-      else records.delete(id);
+      keep(records, id, next);
       return next;
     },
     async claimProbe(id, now) {

@@ -14,6 +14,8 @@ import { createMemoryKeyCheckStore, withKeyCheckFallback, type KeyCheckStore } f
 import { createRedisKeyCheckStore } from './redis/key-check-store.ts';
 import { createRedisStickyStore } from './redis/sticky-store.ts';
 import { createMemoryStickyStore, withStickyFallback, type StickyStore } from './sticky.ts';
+import { createMemoryUsageStore, withUsageFallback, type UsageStore } from './usage.ts';
+import { createRedisUsageStore } from './redis/usage-store.ts';
 
 /**
  * Where Freeway keeps its only state, the rate-limit windows and provider health:
@@ -31,6 +33,8 @@ export interface Stores {
   readonly knowledgeStore: KnowledgeStore;
   /** Which model answered each conversation's last turn (STICKY). */
   readonly stickyStore: StickyStore;
+  /** Usage per key (./usage.ts); undefined with USAGE=off. */
+  readonly usageStore: UsageStore | undefined;
   close(): Promise<void>;
 }
 
@@ -43,12 +47,14 @@ export interface StoreChoice {
   readonly stickyStore?: StickyStore;
   /** The clock of the memory stores that keep their own expiry (tests set it). */
   readonly now?: () => number;
+  readonly usageStore?: UsageStore;
 }
 
 /** The stores `config` asks for, their health records kept by `policy` (routing/health.ts). */
 export function createStores(config: Config, logger: Logger, policy: HealthPolicy, given: StoreChoice = {}): Stores {
   const warn = createThrottledWarn(logger);
-  const needsRedis = config.state.redisUrl !== undefined && (!given.healthStore || !given.rateLimitStore || !given.knowledgeStore || !given.stickyStore);
+  const needsUsage = config.usage.mode && !given.usageStore;
+  const needsRedis = config.state.redisUrl !== undefined && (!given.healthStore || !given.rateLimitStore || !given.knowledgeStore || !given.stickyStore || needsUsage);
   const redis = needsRedis && config.state.redisUrl ? connectRedis(config.state.redisUrl, logger, warn) : undefined;
   const healthStore =
     given.healthStore ??
@@ -67,12 +73,17 @@ export function createStores(config: Config, logger: Logger, policy: HealthPolic
   const memorySticky = (): StickyStore => createMemoryStickyStore(config.sticky.maxEntries, given.now);
   const stickyStore =
     given.stickyStore ?? (redis ? withStickyFallback(createRedisStickyStore(redis, config.sticky.maxEntries), memorySticky(), warn, 'Redis') : memorySticky());
+  const memoryUsage = (): UsageStore => createMemoryUsageStore(config.usage.maxRecords);
+  const usageStore = !config.usage.mode
+    ? undefined
+    : (given.usageStore ?? (redis ? withUsageFallback(createRedisUsageStore(redis), memoryUsage(), warn, 'Redis') : memoryUsage()));
   return {
     healthStore,
     rateLimitStore,
     keyCheckStore,
     knowledgeStore,
     stickyStore,
+    usageStore,
     redisReady: redis ? () => redis.status === 'ready' : undefined,
     async close() {
       await keyCheckStore.close();
@@ -80,6 +91,7 @@ export function createStores(config: Config, logger: Logger, policy: HealthPolic
       await healthStore.close();
       await knowledgeStore.close();
       await stickyStore.close();
+      await usageStore?.close();
       if (redis) await closeRedis(redis);
     },
   };

@@ -4,6 +4,7 @@ import { suggestModel } from '../../catalog/suggest.ts';
 import { providerPlugins, startFreeway, type RunningFreeway } from '../support/freeway.ts';
 import { hello, postChat } from '../support/http.ts';
 import { testKeys } from '../support/keys.ts';
+import { expectError } from '../support/errors.ts';
 
 describe('errors that say what to do', () => {
   let freeway: RunningFreeway;
@@ -36,7 +37,136 @@ describe('errors that say what to do', () => {
   });
 
   it('nothing close: no suggestion', async () => {
-    expect((await unknownModel('gpt-4o')).message).to.equal('Unknown model: gpt-4o. GET /v1/models lists the models.');
+    expect((await unknownModel('my-own-model-name')).message).to.equal('Unknown model: my-own-model-name. GET /v1/models lists the models.');
+  });
+
+  it('a model of a provider without its vendor folder: the same provider\'s model, not another provider\'s', async () => {
+    expect(await unknownModel('groq/gpt-oss-120b')).to.deep.equal({
+      status: 404,
+      type: 'invalid_request_error',
+      message: 'Unknown model: groq/gpt-oss-120b. Did you mean `groq/openai/gpt-oss-120b`? GET /v1/models lists the models.',
+    });
+    // Without a provider, the first provider that has it.
+    expect((await unknownModel('GPT-OSS-120B')).message).to.include('Did you mean `cerebras/gpt-oss-120b`?');
+    expect((await unknownModel('cerebras/openai/gpt-oss-120b')).message).to.include('Did you mean `cerebras/gpt-oss-120b`?');
+  });
+
+  it('an alias a few letters off, or its name alone, gets the alias', async () => {
+    expect(await unknownModel('free:fastest')).to.deep.equal({
+      status: 404,
+      type: 'invalid_request_error',
+      message: 'Unknown model: free:fastest. Did you mean `free:fast`? GET /v1/models lists the models.',
+    });
+    expect((await unknownModel('free:reason')).message).to.include('Did you mean `free:reasoning`?');
+    expect((await unknownModel('free:tooluse')).message).to.include('Did you mean `free:tool-use`?');
+    expect((await unknownModel('fre:vision')).message).to.include('Did you mean `free:vision`?');
+    expect((await unknownModel('auto')).message).to.include('Did you mean `free:auto`?');
+    // A tag of Ollama's is no alias.
+    expect((await unknownModel('qwen3:latest')).message).to.not.include('`free:');
+  });
+
+  it('an OpenAI model name that is not mapped says how: an alias, or MODEL_MAP', async () => {
+    expect(await unknownModel('gpt-4o')).to.deep.equal({
+      status: 404,
+      type: 'invalid_request_error',
+      message:
+        'Unknown model: gpt-4o. Freeway serves no OpenAI model by its name: send an alias such as `free:auto` or a model GET /v1/models lists, or map the name on this Freeway with MODEL_MAP (MODEL_MAP=gpt-4o=free:auto).',
+    });
+    const responses = await fetch(`${freeway.url}/v1/responses`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'X-Groq-Key': testKeys.groq as string },
+      body: JSON.stringify({ model: 'o3-mini', input: 'Hi' }),
+    });
+    await expectError(
+      responses,
+      404,
+      'invalid_request_error',
+      'Unknown model: o3-mini. Freeway serves no OpenAI model by its name: send an alias such as `free:auto` or a model GET /v1/models lists, or map the name on this Freeway with MODEL_MAP (MODEL_MAP=o3-mini=free:auto).',
+    );
+    const embeddings = await fetch(`${freeway.url}/v1/embeddings`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'X-Groq-Key': testKeys.groq as string },
+      body: JSON.stringify({ model: 'text-embedding-3-small', input: 'Hi' }),
+    });
+    await expectError(
+      embeddings,
+      404,
+      'invalid_request_error',
+      'Unknown model: text-embedding-3-small. Freeway serves no OpenAI model by its name: send an alias such as `free:embed` or a model GET /v1/models lists.',
+    );
+    // Open-weight models named like OpenAI's are the catalog's.
+    expect((await unknownModel('gpt-oss-120')).message).to.include('Did you mean');
+  });
+
+  it('a Claude model name on chat completions says how: an alias, MODEL_MAP, or /v1/messages', async () => {
+    expect(await unknownModel('claude-sonnet-4-6')).to.deep.equal({
+      status: 404,
+      type: 'invalid_request_error',
+      message:
+        'Unknown model: claude-sonnet-4-6. Freeway serves no Anthropic model by its name: send an alias such as `free:tool-use` or a model GET /v1/models lists, or map the name on this Freeway with MODEL_MAP (MODEL_MAP=claude-sonnet-4-6=free:tool-use), or on /v1/messages with ANTHROPIC_MODEL_MAP.',
+    });
+  });
+
+  it('a Claude model name on /v1/messages when ANTHROPIC_MODEL_MAP maps none: the same, in Anthropic\'s error shape', async () => {
+    const unmapped = await startFreeway({ env: { ANTHROPIC_MODEL_MAP: '' } });
+    try {
+      const res = await fetch(`${unmapped.url}/v1/messages`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'anthropic-version': '2023-06-01', 'X-Groq-Key': testKeys.groq as string },
+        body: JSON.stringify({ model: 'claude-opus-4-5', max_tokens: 16, messages: [{ role: 'user', content: 'Hi' }] }),
+      });
+      expect(res.status).to.equal(404);
+      const { request_id: _id, ...body } = (await res.json()) as Record<string, unknown>;
+      expect(body).to.deep.equal({
+        type: 'error',
+        error: {
+          type: 'not_found_error',
+          message:
+            'Unknown model: claude-opus-4-5. Freeway serves no Anthropic model by its name: send an alias such as `free:tool-use` or a model GET /v1/models lists, or map the name on this Freeway with MODEL_MAP (MODEL_MAP=claude-opus-4-5=free:tool-use), or on /v1/messages with ANTHROPIC_MODEL_MAP.',
+        },
+      });
+    } finally {
+      await unmapped.close();
+    }
+  });
+
+  it('with MODEL_MAP set, a mapped name is served and another is still told how', async () => {
+    const mapped = await startFreeway({ env: { MODEL_MAP: 'gpt-4o*=free:auto' } });
+    try {
+      const served = await postChat(mapped.url, hello('gpt-4o-mini'), {});
+      // Mapped: the alias needs a key, which says the name was understood.
+      expect(served.status).to.equal(401);
+      expect(served.json.error.type).to.equal('authentication_error');
+      const other = await postChat(mapped.url, hello('gpt-5'), {});
+      expect(other.status).to.equal(404);
+      expect(other.json.error.message).to.include('MODEL_MAP=gpt-5=free:auto');
+    } finally {
+      await mapped.close();
+    }
+  });
+
+  it('a route a few characters off gets the route', async () => {
+    const post = (path: string) => fetch(`${freeway.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    await expectError(await post('/v1/chat/completion'), 404, 'invalid_request_error', 'Unknown route: POST /v1/chat/completion. Did you mean `/v1/chat/completions`?');
+    await expectError(await post('/chat/completion'), 404, 'invalid_request_error', 'Unknown route: POST /chat/completion. Did you mean `/v1/chat/completions`?');
+    await expectError(await post('/v1/message'), 404, 'invalid_request_error', 'Unknown route: POST /v1/message. Did you mean `/v1/messages`?');
+    await expectError(await fetch(`${freeway.url}/v1/model`), 404, 'invalid_request_error', 'Unknown route: GET /v1/model. Did you mean `/v1/models`?');
+    await expectError(await fetch(`${freeway.url}/healthz`), 404, 'invalid_request_error', 'Unknown route: GET /healthz. Did you mean `/health`?');
+  });
+
+  it('a header one edit away from a provider\'s key header is named in the 401, with the header it was meant to be', async () => {
+    const res = await postChat(freeway.url, hello('free:auto'), { 'X-Grok-Key': testKeys.groq as string });
+    expect(res.status).to.equal(401);
+    expect(res.json.error.type).to.equal('authentication_error');
+    expect(res.json.error.message).to.match(/^No provider key for free:auto\. Send one of: X-Groq-Key, .+\. Freeway reads no `X-Grok-Key` header\. Did you mean `X-Groq-Key`\?$/);
+    expect(res.text).to.not.include(testKeys.groq);
+    const pinned = await postChat(freeway.url, hello('cerebras/gpt-oss-120b'), { 'x-cerebra-key': testKeys.cerebras as string });
+    expect(pinned.status).to.equal(401);
+    expect(pinned.json.error.message).to.equal('cerebras/gpt-oss-120b needs the X-Cerebras-Key header. Freeway reads no `x-cerebra-key` header. Did you mean `X-Cerebras-Key`?');
+    // Two edits away: nothing is guessed.
+    const far = await postChat(freeway.url, hello('free:auto'), { 'X-Grak-Kez': 'something' });
+    expect(far.status).to.equal(401);
+    expect(far.json.error.message).to.not.include('Did you mean');
   });
 
   it('a huge model id costs little: no suggestion is searched beyond 200 characters', async () => {

@@ -162,7 +162,14 @@ describe('Messages API errors and operations', function () {
     });
 
     it('404 not_found_error for a model that is neither in the catalog nor mapped', async function () {
-      expectError(await call(freeway.url, 'POST', '/v1/messages', hi('gpt-4o'), keys), 404, 'not_found_error', 'Unknown model: gpt-4o. GET /v1/models lists the models.');
+      expectError(await call(freeway.url, 'POST', '/v1/messages', hi('my-own-model'), keys), 404, 'not_found_error', 'Unknown model: my-own-model. GET /v1/models lists the models.');
+      // An OpenAI model name says how it could be served: MODEL_MAP is read on /v1/messages too.
+      expectError(
+        await call(freeway.url, 'POST', '/v1/messages', hi('gpt-4o'), keys),
+        404,
+        'not_found_error',
+        'Unknown model: gpt-4o. Freeway serves no OpenAI model by its name: send an alias such as `free:auto` or a model GET /v1/models lists, or map the name on this Freeway with MODEL_MAP (MODEL_MAP=gpt-4o=free:auto).',
+      );
     });
 
     it('404 not_found_error for an unknown route under /v1/messages', async function () {

@@ -623,7 +623,10 @@ describe('Messages API (POST /v1/messages)', function () {
       expect(body.request_id).to.be.a('string').and.match(/^[0-9a-f-]{36}$/);
       expect(body).to.deep.equal({
         type: 'error',
-        error: { type: 'not_found_error', message: 'Unknown model: gpt-4o. GET /v1/models lists the models.' },
+        error: {
+          type: 'not_found_error',
+          message: 'Unknown model: gpt-4o. Freeway serves no OpenAI model by its name: send an alias such as `free:auto` or a model GET /v1/models lists, or map the name on this Freeway with MODEL_MAP (MODEL_MAP=gpt-4o=free:auto).',
+        },
         request_id: body.request_id,
       });
     });

@@ -127,6 +127,20 @@ describe('openai SDK against Freeway', function () {
       expect(upstream.requests[0]?.body?.stream).to.equal(true);
     });
 
+    it('as the README shows: .withResponse() gives the answering model in X-Freeway-Model before the stream is read', async function () {
+      const { data: stream, response } = await openai.chat.completions
+        .create({ model: 'free:auto', stream: true, messages: [{ role: 'user', content: 'Count to 5' }] })
+        .withResponse();
+      expect(response.headers.get('x-freeway-model')).to.equal(`cerebras/${cerebrasFirst(freeway)}`);
+      let text = '';
+      for await (const chunk of stream) {
+        // The body's `model` is what was asked for: the alias.
+        expect(chunk.model).to.equal('free:auto');
+        text += chunk.choices[0]?.delta?.content ?? '';
+      }
+      expect(text).to.equal('Hello there friend');
+    });
+
     it('sends no usage chunk without stream_options.include_usage', async function () {
       const stream = await openai.chat.completions.create({ model: 'free:auto', messages: [{ role: 'user', content: 'Hi' }], stream: true });
       const chunks: ChatCompletionChunk[] = [];

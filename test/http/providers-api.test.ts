@@ -5,7 +5,8 @@ import { expectError } from '../support/errors.ts';
 import { startFreeway, type RunningFreeway } from '../support/freeway.ts';
 import { providerPlugins } from '../support/plugins.ts';
 import { testKeys } from '../support/keys.ts';
-import { startUpstream, type FakeUpstream } from '../support/upstream.ts';
+import { openAIError, openAIText, startUpstream, type FakeUpstream } from '../support/upstream.ts';
+import { getHealth, hello, postChat } from '../support/http.ts';
 import { checkablePlugins, keyCheckAnswers, keyFor } from '../support/checkable.ts';
 import { skipWithoutRedis, startRedis, type RunningRedis } from '../support/redis.ts';
 import { createMemoryKeyCheckStore } from '../../server/state/key-checks.ts';
@@ -133,8 +134,8 @@ describe('GET /v1/providers', function () {
     const plugin = (await providerPlugins()).find((candidate) => candidate.id === 'groq') as ProviderPlugin;
     const offer = expectedOffer(plugin);
     expect(groq.keys).to.deep.equal([
-      { position: 1, state: 'unchecked', retryAfter: null, quota: null, checkedAt: null, usableModels: offer.models, usableAliases: offer.aliases, consecutiveFailures: 0, reason: null },
-      { position: 2, state: 'unchecked', retryAfter: null, quota: null, checkedAt: null, usableModels: offer.models, usableAliases: offer.aliases, consecutiveFailures: 0, reason: null },
+      { position: 1, state: 'unchecked', retryAfter: null, quota: null, checkedAt: null, usableModels: offer.models, usableAliases: offer.aliases, consecutiveFailures: 0, reason: null, usage: { days: [] } },
+      { position: 2, state: 'unchecked', retryAfter: null, quota: null, checkedAt: null, usableModels: offer.models, usableAliases: offer.aliases, consecutiveFailures: 0, reason: null, usage: { days: [] } },
     ]);
     for (const entry of body.data) if (entry.id !== 'groq') expect(entry).to.not.have.property('keys');
     const text = JSON.stringify(body);
@@ -412,5 +413,52 @@ describe('key check records in memory', function () {
       await freeway.close();
       await big.close();
     }
+  });
+});
+
+describe('a key that answered is healthy, quota headers or not', function () {
+  let upstream: FakeUpstream;
+  let freeway: RunningFreeway;
+  let clock = Date.parse('2026-11-27T10:00:00Z');
+  const model = 'groq/openai/gpt-oss-120b';
+  const stateOf = async (key: string): Promise<{ state: string; consecutiveFailures: number; reason: string | null; retryAfter: number | null }> => {
+    const body = (await (await fetch(`${freeway.url}/v1/providers`, { headers: { 'X-Groq-Key': key } })).json()) as ProvidersBody;
+    const entry = body.data.find((provider) => provider.id === 'groq')?.keys?.[0] as KeyEntry;
+    return { state: entry.state, consecutiveFailures: entry.consecutiveFailures, reason: entry.reason, retryAfter: entry.retryAfter };
+  };
+
+  before(async function () {
+    // Answers without any x-ratelimit-* header: nothing of a quota is known.
+    upstream = await startUpstream((req, res) => openAIText(res, 'Hello', req));
+    freeway = await startFreeway({ env: { GROQ_BASE_URL: upstream.url }, now: () => clock });
+  });
+  after(async function () {
+    await freeway?.close();
+    await upstream?.close();
+  });
+
+  it('after an answer without quota headers: healthy in GET /v1/providers and /health, not unchecked', async function () {
+    const key = keyFor('groq', 'good');
+    expect(await stateOf(key)).to.include({ state: 'unchecked' });
+    const reply = await postChat(freeway.url, hello(model), { 'X-Groq-Key': key });
+    expect(reply.status, reply.text).to.equal(200);
+    expect(reply.headers.get('x-ratelimit-remaining-requests')).to.equal(null);
+    expect(await stateOf(key)).to.deep.equal({ state: 'healthy', consecutiveFailures: 0, reason: null, retryAfter: null });
+    expect((await getHealth(freeway.url, { 'X-Groq-Key': key })).providers.groq).to.include({ state: 'healthy', consecutiveFailures: 0 });
+  });
+
+  it('a key that recovers from rate_limited (its wait over, then an answer) is healthy, not unchecked', async function () {
+    const key = keyFor('groq', 'busy');
+    upstream.handle((_req, res) => openAIError(res, 429, 'Rate limit reached for requests', { 'retry-after': '30' }));
+    const limited = await postChat(freeway.url, hello(model), { 'X-Groq-Key': key });
+    expect(limited.status).to.equal(502);
+    expect(limited.json.error.type).to.equal('freeway_provider_error');
+    expect(limited.json.error.message).to.match(/^Provider failed: groq: 429 Rate limit reached for requests/);
+    expect(await stateOf(key)).to.include({ state: 'rate_limited', retryAfter: 30 });
+    clock += 31_000;
+    upstream.handle((req, res) => openAIText(res, 'Hello again', req));
+    const answered = await postChat(freeway.url, hello(model), { 'X-Groq-Key': key });
+    expect(answered.status, answered.text).to.equal(200);
+    expect(await stateOf(key)).to.deep.equal({ state: 'healthy', consecutiveFailures: 0, reason: null, retryAfter: null });
   });
 });

@@ -293,6 +293,29 @@ describe('WORKERS: Freeway on every core (node:cluster)', function () {
     }
   });
 
+  it('WORKERS=2: usage per key is counted in the primary, whichever worker serves; every worker shows it', async () => {
+    const cluster = await startCluster({ WORKERS: '2' });
+    const key = { 'X-Groq-Key': 'gsk_ClusterUsageKey0123456789abcdef' };
+    for (let i = 0; i < 8; i++) expect((await chat(cluster.url, key, { model: 'groq/openai/gpt-oss-120b' })).status).to.equal(200);
+    await cluster.waitFor(/^POST \/v1\/chat\/completions 200/, 8);
+    expect(servedBy(cluster, /^POST \/v1\/chat\/completions 200/).size, 'both workers served').to.equal(2);
+    const usageOf = async (): Promise<unknown> => {
+      const body = JSON.parse((await fresh(cluster.url, '/v1/providers', { headers: key })).body) as { data: Array<{ id: string; keys?: Array<{ usage?: { days: Array<{ models: unknown[] }> } }> }> };
+      return body.data.find((entry) => entry.id === 'groq')?.keys?.[0]?.usage?.days[0]?.models;
+    };
+    const expected = [{ model: 'groq/openai/gpt-oss-120b', requests: 8, answers: 8, failures: {}, inputTokens: 56, outputTokens: 24 }];
+    // The worker that answers writes its own counts first; the other's arrive within 100 ms.
+    const deadline = Date.now() + 5_000;
+    let seen = await usageOf();
+    while (JSON.stringify(seen) !== JSON.stringify(expected) && Date.now() < deadline) {
+      await sleep(50);
+      seen = await usageOf();
+    }
+    expect(seen).to.deep.equal(expected);
+    const shown = await Promise.all(Array.from({ length: 6 }, () => usageOf()));
+    for (const models of shown) expect(models).to.deep.equal(expected);
+  });
+
   it('restarts a worker that dies, and the shared state survives it', async () => {
     const cluster = await startCluster({ WORKERS: '2', RATE_LIMIT_MAX: '2' });
     const client = { 'x-forwarded-for': '203.0.113.20' };

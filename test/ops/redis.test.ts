@@ -12,6 +12,8 @@ import { createLogger } from '../../server/http/request-log.ts';
 import { closeRedis, connectRedis } from '../../server/state/redis/client.ts';
 import { createRedisHealthStore } from '../../server/state/redis/health-store.ts';
 import { createRedisRateLimitStore } from '../../server/state/redis/rate-limit-store.ts';
+import { createRedisUsageStore } from '../../server/state/redis/usage-store.ts';
+import { createMemoryUsageStore, dayExpiry, type UsageRecord } from '../../server/state/usage.ts';
 import { failOpen, withHealthFallback } from '../../server/state/stores.ts';
 import { createThrottledWarn } from '../../server/state/warn-every.ts';
 import { providerPlugins, startFreeway, type RunningFreeway } from '../support/freeway.ts';
@@ -225,7 +227,7 @@ describe('Redis stores (against a real redis-server)', function () {
           const later = now + 400_000;
           expect(await shared.claimProbe(id, later), `probe ${i}`).to.equal(await memory.claimProbe(id, later));
           expect(await shared.claimProbe(id, later), `second probe ${i}`).to.equal(await memory.claimProbe(id, later));
-          // A success leaves an empty record in memory and none in Redis: the same view.
+          // A success leaves a healthy record in both: the same view.
           const [[mr], [sr]] = [await memory.get([id]), await shared.get([id])];
           for (const at of [now, now + 25_000, later, later + 40_000]) {
             expect(viewHealth(sr, at), `view ${i} at +${at - now}`).to.deep.equal(viewHealth(mr, at));
@@ -236,14 +238,15 @@ describe('Redis stores (against a real redis-server)', function () {
       await memory.close();
     });
 
-    it('keeps records under freeway:health:<id> for an hour; a success removes the record', async () => {
+    it('keeps records under freeway:health:<id> for an hour; a success replaces the record with a healthy one, kept an hour', async () => {
       const store = createRedisHealthStore(client, healthPolicy);
       await store.record('groq:abc', limited, Date.now());
       const ttl = await peek.pttl('freeway:health:groq:abc');
       expect(ttl).to.be.within(HEALTH_TIMINGS.forgetAfterMs - 5_000, HEALTH_TIMINGS.forgetAfterMs);
       const view = await store.record('groq:abc', success, Date.now());
       expect(view).to.include({ state: 'healthy', consecutiveFailures: 0 });
-      expect(await peek.exists('freeway:health:groq:abc')).to.equal(0);
+      expect(JSON.parse((await peek.get('freeway:health:groq:abc')) ?? '{}')).to.include({ state: 'healthy', consecutiveFailures: 0 });
+      expect(await peek.pttl('freeway:health:groq:abc')).to.be.within(HEALTH_TIMINGS.forgetAfterMs - 5_000, HEALTH_TIMINGS.forgetAfterMs);
     });
 
     it('lets exactly one of many simultaneous probe claims from two instances through', async () => {
@@ -260,6 +263,53 @@ describe('Redis stores (against a real redis-server)', function () {
       await Promise.all(Array.from({ length: 6 }, (_, i) => (i % 2 ? one : two).record('groq:race', failure, 3_000_000 + i)));
       const [record] = await one.get(['groq:race']);
       expect(record).to.include({ state: 'down', consecutiveFailures: 6 });
+    });
+  });
+
+  describe('usage per key', () => {
+    const today = new Date().toISOString().slice(0, 10);
+    const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
+    const counts = (id: string, model: string, day: string, extra: Partial<UsageRecord> = {}): UsageRecord => ({
+      id,
+      day,
+      model,
+      requests: 1,
+      answers: 0,
+      failures: {},
+      inputTokens: 0,
+      outputTokens: 0,
+      ...extra,
+    });
+    const batches: UsageRecord[][] = [
+      [counts('groq:a', 'groq/openai/gpt-oss-120b', today, { answers: 1, inputTokens: 7, outputTokens: 3 }), counts('groq:b', 'groq/openai/gpt-oss-20b', today)],
+      [counts('groq:a', 'groq/openai/gpt-oss-120b', today, { failures: { rate_limited: 1 } }), counts('groq:a', 'cloudflare/@cf/meta/llama-3.3-70b', yesterday, { answers: 1 })],
+      [counts('groq:a', 'groq/openai/gpt-oss-120b', today, { requests: 2, failures: { rate_limited: 1, timeout: 1 } })],
+    ];
+    const sorted = (records: readonly UsageRecord[]): UsageRecord[] => [...records].sort((x, y) => `${x.day}${x.model}`.localeCompare(`${y.day}${y.model}`));
+
+    it('two instances add to the same counts, which read as the memory store\'s', async () => {
+      const memory = createMemoryUsageStore();
+      const [one, two] = [createRedisUsageStore(client), createRedisUsageStore(other)];
+      for (const [i, batch] of batches.entries()) {
+        await memory.add(batch, Date.now());
+        await (i % 2 ? one : two).add(batch, Date.now());
+      }
+      const ids = ['groq:a', 'groq:b', 'groq:none'];
+      const days = [today, yesterday];
+      const [fromMemory, fromRedis] = [await memory.get(ids, days), await one.get(ids, days)];
+      expect(fromRedis.map(sorted)).to.deep.equal(fromMemory.map(sorted));
+      expect(sorted(fromRedis[0] ?? [])[1]).to.deep.include({ requests: 4, answers: 1, failures: { rate_limited: 2, timeout: 1 }, inputTokens: 7, outputTokens: 3 });
+      await memory.close();
+    });
+
+    it('keeps one hash per key and day under freeway:usage:<id>:<day>, expiring when the day is seven days old', async () => {
+      await createRedisUsageStore(client).add(batches[1] as UsageRecord[], Date.now());
+      expect((await peek.keys('freeway:usage:*')).sort()).to.deep.equal([`freeway:usage:groq:a:${today}`, `freeway:usage:groq:a:${yesterday}`].sort());
+      expect(await peek.hgetall(`freeway:usage:groq:a:${today}`)).to.deep.equal({ 'groq/openai/gpt-oss-120b|requests': '1', 'groq/openai/gpt-oss-120b|failed:rate_limited': '1' });
+      for (const day of [today, yesterday]) {
+        const ttl = await peek.pttl(`freeway:usage:groq:a:${day}`);
+        expect(ttl).to.be.within(dayExpiry(day) - Date.now() - 5_000, dayExpiry(day) - Date.now());
+      }
     });
   });
 });
@@ -360,6 +410,20 @@ describe('two Freeway instances on one Redis', function () {
     expect(second.headers.get('x-freeway-provider')).to.equal('cerebras');
     expect(second.headers.get('x-freeway-attempts')).not.to.include('groq');
     expect(groq.requests, 'B did not try the rate-limited key').to.have.length(1);
+  });
+
+  it('share usage per key: requests through A and through B are counted together, and either shows them', async () => {
+    const key = { [headerFor('groq')]: 'gsk_UsageSharedKeyOfThisTest0123456789' };
+    for (const url of [a.url, b.url, a.url]) expect((await postChat(url, hello(`groq/${GROQ_FIRST}`), { ...key, ...freshIp() })).status).to.equal(200);
+    const usageThrough = async (url: string): Promise<unknown> => {
+      const body = (await (await fetch(`${url}/v1/providers`, { headers: { ...key, ...freshIp() } })).json()) as { data: Array<{ id: string; keys?: Array<{ usage?: { days: Array<{ models: unknown[] }> } }> }> };
+      return body.data.find((entry) => entry.id === 'groq')?.keys?.[0]?.usage?.days[0]?.models;
+    };
+    // A wrote its own counts before it answered; B's are written within 100 ms.
+    await eventually('B\'s counts in Redis', async () => JSON.stringify(await usageThrough(a.url)).includes('"requests":3'));
+    const expected = [{ model: `groq/${GROQ_FIRST}`, requests: 3, answers: 3, failures: {}, inputTokens: 21, outputTokens: 9 }];
+    expect(await usageThrough(a.url)).to.deep.equal(expected);
+    expect(await usageThrough(b.url)).to.deep.equal(expected);
   });
 
   it('a success through B clears what A recorded, for both', async () => {
@@ -490,6 +554,8 @@ describe('two Freeway instances on one Redis', function () {
     await postChat(a.url, hello('free:auto'), { [headerFor('groq')]: `gsk_PoolFirstKey0123456789abcdef,gsk_PoolSecondKey0123456789abcdef`, ...freshIp() });
     await getHealth(a.url, all);
     await models(b.url, { ...all, ...freshIp() });
+    // Each writes its usage counts before it answers GET /v1/providers.
+    for (const url of [a.url, b.url]) await (await fetch(`${url}/v1/providers`, { headers: { ...all, ...freshIp() } })).arrayBuffer();
 
     const forbidden: string[] = [];
     for (const key of [...Object.values(testKeys), 'gsk_PoolFirstKey0123456789abcdef', 'gsk_PoolSecondKey0123456789abcdef']) {
@@ -526,6 +592,7 @@ describe('two Freeway instances on one Redis', function () {
     expect(healthKeys).to.include(`freeway:health:${hashKey('groq', testKeys.groq as string)}`);
     expect(seen.some((entry) => entry.startsWith('freeway:rl:'))).to.equal(true);
     expect(seen.some((entry) => entry.startsWith('freeway:turn:groq:'))).to.equal(true);
+    expect(seen.some((entry) => entry.startsWith('freeway:usage:groq:'))).to.equal(true);
     expect(seen.join('\n')).to.include('[REDACTED]');
     for (const entry of seen) {
       expect(entry, 'only freeway data').not.to.include('unexpected type');

@@ -159,12 +159,12 @@ describe('memory health store: what it keeps', () => {
     await store.close();
   });
 
-  it('keeps a success only when it carries quota figures', async () => {
+  it('keeps a success, with its quota figures or without: a key that answered is known to be healthy', async () => {
     const store = createMemoryHealthStore();
     await store.record('groq:a', { kind: 'success' }, t0);
     await store.record('groq:b', { kind: 'success', quota: { remainingTokens: 12 } }, t0);
     const [a, b] = await store.get(['groq:a', 'groq:b']);
-    expect(a).to.equal(undefined);
+    expect(a).to.include({ state: 'healthy', consecutiveFailures: 0, lastSeen: t0 });
     expect(b?.quota).to.deep.equal({ remainingTokens: 12 });
     await store.close();
   });

@@ -118,6 +118,9 @@ const healthOf = async (health: HealthStore, provider: string): Promise<unknown>
   return record && { state: record.state, consecutiveFailures: record.consecutiveFailures };
 };
 
+/** The record of a key whose answer is all health knows of it: healthy, no failure. */
+const answered = { state: 'healthy', consecutiveFailures: 0 };
+
 describe('the routed model (LanguageModelV4 over the plan)', () => {
   it('doStream resolves with the candidate that produced output; the failure before it is invisible but recorded', async () => {
     const { model, attempts, health } = await routed({ groq: serverError, cerebras: (options) => upstream(options, [{ type: 'stream-start', warnings: [] }, text('from cerebras'), finish]) });
@@ -127,7 +130,7 @@ describe('the routed model (LanguageModelV4 over the plan)', () => {
     expect(parts.filter((part) => part.type === 'text-delta').map((part) => part.delta)).to.deep.equal(['from cerebras']);
     expect(attempts.map((attempt) => `${attempt.provider} ${attempt.status}`)).to.deep.equal(['groq 500', 'cerebras 200']);
     expect(await healthOf(health, 'groq')).to.deep.equal({ state: 'healthy', consecutiveFailures: 1 });
-    expect(await healthOf(health, 'cerebras')).to.equal(undefined);
+    expect(await healthOf(health, 'cerebras')).to.deep.equal(answered);
   });
 
   it('the finish part carries the usage the upstream reported, not the SDK\'s defaults', async () => {
@@ -158,7 +161,7 @@ describe('the routed model (LanguageModelV4 over the plan)', () => {
     const { model, health } = await routed({ groq: (options) => upstream(options, [text('one '), text('two '), text('three'), finish]) });
     const parts = await readAll((await model.doStream(call())).stream, IDLE_MS * 2);
     expect(parts.filter((part) => part.type === 'text-delta').map((part) => part.delta).join('')).to.equal('one two three');
-    expect(await healthOf(health, 'groq')).to.equal(undefined);
+    expect(await healthOf(health, 'groq')).to.deep.equal(answered);
   });
 
   it('an upstream silent while the reader waits is a timeout, recorded against the key', async () => {
@@ -176,7 +179,7 @@ describe('the routed model (LanguageModelV4 over the plan)', () => {
     await reader.cancel();
     expect(cancelled).to.equal(true);
     await sleep(IDLE_MS * 2);
-    expect(await healthOf(health, 'groq')).to.equal(undefined);
+    expect(await healthOf(health, 'groq')).to.deep.equal(answered);
   });
 
   it('the caller going away mid-stream is no failure of the key', async () => {
@@ -187,6 +190,6 @@ describe('the routed model (LanguageModelV4 over the plan)', () => {
     caller.abort();
     const failed = await failureOf(reading);
     expect(failed.failure?.kind).to.equal('aborted');
-    expect(await healthOf(health, 'groq')).to.equal(undefined);
+    expect(await healthOf(health, 'groq')).to.deep.equal(answered);
   });
 });

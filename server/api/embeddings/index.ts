@@ -102,7 +102,12 @@ export function embeddingsRoute(deps: EmbeddingsDeps): RequestHandler {
     const findLive = (target: string) => deps.router.findLive(target, keys, () => deps.clientOf?.(req) ?? '', 'embedding');
     const entry = await lookUpModel({ catalog, target: request.model, kind: 'embedding', findLive });
     checkForModels(request, entry);
-    const done = await runWholeCall(res, deps, { entry, keys, attempt: (candidate, control) => embedAll(request, models, candidate, control) });
+    const done = await runWholeCall(res, deps, {
+      entry,
+      keys,
+      attempt: (candidate, control) => embedAll(request, models, candidate, control),
+      tokensOf: (embedded) => ({ input: embedded.tokens }),
+    });
     if (done) res.json(answer(request, done.model, done.value));
   };
 }

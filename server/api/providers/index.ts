@@ -6,6 +6,8 @@ import type { Redactor } from '../../core/redact.ts';
 import type { HealthRecord, HealthStore } from '../../state/health.ts';
 import type { KeyHasher } from '../../state/key-hash.ts';
 import type { KeyCheckRecord, KeyCheckStore } from '../../state/key-checks.ts';
+import type { UsageCounter, UsageRecord } from '../../state/usage.ts';
+import { usageEntry, type UsageEntry } from './usage.ts';
 import { quotaEntry, type QuotaEntry } from '../health.ts';
 import { checkOneKey, checkUrl } from './check.ts';
 import { curatedOffer, type KeyState, type UsableModels, type UsableNow } from './usable.ts';
@@ -29,6 +31,8 @@ export interface ProvidersDeps {
   readonly intervalMs: number;
   readonly perMinute: number;
   readonly timeoutMs: number;
+  /** Usage per key; absent with USAGE=off, and then no key entry has `usage`. */
+  readonly usage?: Pick<UsageCounter, 'read'>;
   readonly now?: () => number;
 }
 
@@ -51,6 +55,8 @@ interface KeyEntry {
   /** The entry is for calls without a key (`anonymous`), not a key: the provider's limits for them are on the provider. */
   anonymous?: true;
   check?: { status: CheckStatus; message?: string };
+  /** What the key did, per day and model, today and the six days before. */
+  usage?: UsageEntry;
 }
 
 interface PendingKey {
@@ -196,7 +202,7 @@ export function providersApi(deps: ProvidersDeps): RequestHandler {
     }
     const budgetSpent = check && pending.length > 0 ? await runChecks(req, pending) : false;
     const ids = pending.map((entry) => entry.id);
-    const [records, checked] = await Promise.all([health.get(ids), checks.get(ids)]);
+    const [records, checked, used] = await Promise.all([health.get(ids), checks.get(ids), deps.usage?.read(ids)]);
     const at = now();
     const byProvider = new Map<string, KeyEntry[]>();
     const client = (): string => deps.clientOf(req);
@@ -218,7 +224,9 @@ export function providersApi(deps: ProvidersDeps): RequestHandler {
         consecutiveFailures,
         reason: reason ?? null,
       };
+      // Calls without a key are nobody's usage: not counted, not shown.
       if (isAnonymous(entry.key)) keyEntry.anonymous = true;
+      else if (used) keyEntry.usage = usageEntry(used[i] as UsageRecord[]);
       if (entry.check) keyEntry.check = last?.reason !== undefined && entry.check.status === 'cached' ? { ...entry.check, message: `${entry.check.message} It said: ${last.reason}` } : entry.check;
       list.push(keyEntry);
       byProvider.set(entry.plugin.id, list);

@@ -63,10 +63,9 @@ export function createRedisHealthStore(client: Redis, policy: HealthPolicy, pref
     },
     async record(id, outcome, now) {
       if (outcome.kind === 'success') {
-        // A success forgets the past: one write, no read. An empty record means the same as none.
+        // A success forgets the past: one write, no read. The healthy record is kept, so the key shows it answered.
         const next = policy.next(undefined, outcome, now);
-        if (policy.worthKeeping(next)) await client.set(prefix + id, JSON.stringify(next), 'PX', policy.keepFor(next, now));
-        else await client.del(prefix + id);
+        await client.set(prefix + id, JSON.stringify(next), 'PX', policy.keepFor(next, now));
         return next;
       }
       return update(id, now, (record) => {

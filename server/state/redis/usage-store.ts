@@ -1,0 +1,92 @@
+import type { Redis } from 'ioredis';
+import { dayExpiry, type UsageRecord, type UsageStore } from '../usage.ts';
+
+/*
+ * Usage per key in Redis: one hash per key and UTC day, `freeway:usage:<provider>:<HMAC>:<day>`,
+ * whose fields are `<model>|requests`, `<model>|answers`, `<model>|in`, `<model>|out` and
+ * `<model>|failed:<kind>`, each a count raised with HINCRBY (atomic, so instances add up).
+ * A hash expires when its day is no longer shown: the end of the sixth day after it.
+ */
+
+type Counter = 'requests' | 'answers' | 'in' | 'out';
+
+function fieldsOf(record: UsageRecord): Array<[field: string, count: number]> {
+  const fields: Array<[string, number]> = [];
+  const add = (name: string, count: number): void => {
+    if (count > 0) fields.push([`${record.model}|${name}`, count]);
+  };
+  add('requests', record.requests);
+  add('answers', record.answers);
+  add('in', record.inputTokens);
+  add('out', record.outputTokens);
+  for (const [kind, count] of Object.entries(record.failures)) add(`failed:${kind}`, count);
+  return fields;
+}
+
+interface Counts {
+  requests: number;
+  answers: number;
+  in: number;
+  out: number;
+  failures: Record<string, number>;
+}
+
+/** A hash's fields back into one record per model. */
+function recordsOf(id: string, day: string, hash: Record<string, string>): UsageRecord[] {
+  const models = new Map<string, Counts>();
+  for (const [field, raw] of Object.entries(hash)) {
+    const cut = field.lastIndexOf('|');
+    const count = Number(raw);
+    if (cut <= 0 || !Number.isFinite(count)) continue;
+    const model = field.slice(0, cut);
+    const name = field.slice(cut + 1);
+    let counts = models.get(model);
+    if (!counts) models.set(model, (counts = { requests: 0, answers: 0, in: 0, out: 0, failures: {} }));
+    if (name.startsWith('failed:')) counts.failures[name.slice('failed:'.length)] = count;
+    else if (name in counts && name !== 'failures') counts[name as Counter] = count;
+  }
+  return [...models].map(([model, counts]) => ({
+    id,
+    day,
+    model,
+    requests: counts.requests,
+    answers: counts.answers,
+    failures: counts.failures,
+    inputTokens: counts.in,
+    outputTokens: counts.out,
+  }));
+}
+
+/** Throws the first error of a pipeline's replies: ioredis resolves `exec` with them instead. */
+function firstError(replies: Array<[Error | null, unknown]> | null): void {
+  if (replies === null) throw new Error('the Redis pipeline was discarded');
+  for (const [error] of replies) if (error) throw error;
+}
+
+export function createRedisUsageStore(client: Redis, prefix = 'freeway:usage:'): UsageStore {
+  return {
+    async add(records) {
+      if (records.length === 0) return;
+      const pipeline = client.pipeline();
+      const expiries = new Map<string, number>();
+      for (const record of records) {
+        const key = `${prefix}${record.id}:${record.day}`;
+        for (const [field, count] of fieldsOf(record)) pipeline.hincrby(key, field, count);
+        expiries.set(key, dayExpiry(record.day));
+      }
+      for (const [key, at] of expiries) pipeline.pexpireat(key, at);
+      firstError(await pipeline.exec());
+    },
+    async get(ids, days) {
+      if (ids.length === 0) return [];
+      const pipeline = client.pipeline();
+      for (const id of ids) for (const day of days) pipeline.hgetall(`${prefix}${id}:${day}`);
+      const replies = await pipeline.exec();
+      firstError(replies);
+      return ids.map((id, i) =>
+        days.flatMap((day, d) => recordsOf(id, day, (replies?.[i * days.length + d]?.[1] ?? {}) as Record<string, string>)),
+      );
+    },
+    async close() {},
+  };
+}
