@@ -2,7 +2,7 @@ import type { Request, RequestHandler, Response } from 'express';
 import type { Catalog } from '../../../catalog/catalog.ts';
 import type { ClientApi } from '../completion.ts';
 import { lookUpModel } from '../lookup.ts';
-import { estimateInputTokens } from './count-tokens.ts';
+import { estimateInputTokens } from '../token-estimate.ts';
 import { requiredCapabilities, toCallOptions, toExtras } from './request.ts';
 import { toMessage } from './response.ts';
 import { messagesStream } from './stream.ts';
@@ -24,11 +24,11 @@ export function messagesApi(resolve: (model: string) => string): ClientApi<Messa
   };
 }
 
-/** `POST /v1/messages/count_tokens`: `{input_tokens}`, estimated here without any upstream call. */
+/** `POST /v1/messages/count_tokens`: `{input_tokens}`, estimated here without any upstream call, from the prompt Freeway would send. */
 export function countTokens(catalog: Catalog, resolve: (model: string) => string): RequestHandler {
   return async (req: Request, res: Response) => {
     const request = parseMessagesRequest(req.body, true);
     await lookUpModel({ catalog, target: resolve(request.model), kind: 'chat' });
-    res.json({ input_tokens: estimateInputTokens(request) });
+    res.json({ input_tokens: estimateInputTokens(toCallOptions(request)) });
   };
 }
