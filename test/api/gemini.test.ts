@@ -396,6 +396,25 @@ describe('Gemini API: GEMINI_MODEL_MAP, the model list, CORS, the rate limit and
     });
   });
 
+  it('403 PERMISSION_DENIED and 413 INVALID_ARGUMENT in the envelope too; a key an upstream echoes is redacted', async function () {
+    const upstream = await startUpstream((req, res) => openAIError(res, 400, `Invalid request for key ${String(req.headers.authorization).slice(7)}`));
+    const freeway = await startFreeway({ env: { BODY_LIMIT: '2kb', ANONYMOUS: 'off', GROQ_BASE_URL: upstream.url } });
+    try {
+      await expectGoogleError(
+        await postJson(freeway, '/v1beta/models/free:auto:generateContent', hi, { [headerFor('ovhcloud')]: 'anonymous' }),
+        403,
+        'PERMISSION_DENIED',
+        'X-Ovhcloud-Key: calls without a key are turned off on this Freeway (ANONYMOUS=off). Send a key in X-Ovhcloud-Key.',
+      );
+      await expectGoogleError(await postJson(freeway, '/v1beta/models/free:auto:generateContent', { contents: [userText('x'.repeat(4000))] }, groq), 413, 'INVALID_ARGUMENT', /^Request body larger than /);
+      const message = await expectGoogleError(await postJson(freeway, `/v1beta/models/${GROQ_FIRST}:generateContent`, hi, groq), 400, 'INVALID_ARGUMENT', /^groq rejected the request: /);
+      expect(message).to.include('[REDACTED]').and.not.include(testKeys.groq as string);
+    } finally {
+      await freeway.close();
+      await upstream.close();
+    }
+  });
+
   it('CORS and the per-client rate limit cover /v1beta as /v1; metrics and logs name the route, never the model', async function () {
     const freeway = await startFreeway({ env: { RATE_LIMIT_MAX: '2', RATE_LIMIT_WINDOW_MS: '60000' } });
     try {
