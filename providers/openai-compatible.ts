@@ -1,6 +1,7 @@
 import type { OpenAICompatibleProviderSettings } from '@ai-sdk/openai-compatible';
 import type { EmbeddingModelV4, JSONObject, JSONValue, LanguageModelV4 } from '@ai-sdk/provider';
 import type { ListedModel, ModelFactoryOptions, ModelListing, RequestExtras } from './types.ts';
+import { listingEntries } from './listing-entries.ts';
 
 /** Per-provider departures from the OpenAI wire format, for providers whose "compatible" API differs. */
 export type OpenAICompatibleQuirks = Pick<OpenAICompatibleProviderSettings, 'includeUsage' | 'transformRequestBody' | 'supportsStructuredOutputs'>;
@@ -100,9 +101,8 @@ export function openAIModelListing(source: string, describe: (entry: OpenAIModel
       const data = body !== null && typeof body === 'object' ? (body as { data?: unknown }).data : undefined;
       if (!Array.isArray(data)) throw new Error('not a model list: no data array');
       const models: ListedModel[] = [];
-      for (const entry of data) {
-        if (entry === null || typeof entry !== 'object' || typeof (entry as { id?: unknown }).id !== 'string') continue;
-        const model = describe(entry as OpenAIModelEntry);
+      for (const entry of listingEntries<OpenAIModelEntry>(data, 'id')) {
+        const model = describe(entry);
         if (model) models.push(model);
       }
       return { models };

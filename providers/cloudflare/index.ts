@@ -4,6 +4,7 @@ import type { Capability, ListedModel, ListingPage, ModelListing, ProviderPlugin
 import { accountIdPattern, accountPlaceholder, cloudflareAuth, splitKey, withAccountInPath } from './account.ts';
 import { cloudflareEmbeddingModels, createCloudflareEmbeddingModel } from './embeddings.ts';
 import { cloudflareTranscriptionModels, createCloudflareTranscriptionModel } from './transcriptions.ts';
+import { listingEntries } from '../listing-entries.ts';
 
 /** One `result[]` entry of the Workers AI model search, as far as Freeway reads it. */
 interface SearchEntry {
@@ -76,8 +77,8 @@ const modelSearch: ModelListing = {
     const { result, result_info: info } = (body !== null && typeof body === 'object' ? body : {}) as { result?: unknown; result_info?: { page?: unknown } };
     if (!Array.isArray(result)) throw new Error('not a Workers AI model search answer: no result array');
     const models: ListedModel[] = [];
-    for (const entry of result as unknown[]) {
-      const model = entry !== null && typeof entry === 'object' ? describe(entry as SearchEntry) : undefined;
+    for (const entry of listingEntries<SearchEntry>(result as unknown[], 'name')) {
+      const model = describe(entry);
       if (model) models.push(model);
     }
     const page = typeof info?.page === 'number' && Number.isInteger(info.page) ? info.page : 1;

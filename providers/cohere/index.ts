@@ -1,6 +1,7 @@
 import { bearerAuth, kindFromId, openAICompatibleModel, openAICompatibleEmbeddingModel, tokenCount, LONG_CONTEXT_TOKENS } from '../openai-compatible.ts';
 import type { Capability, ListedModel, ListingPage, ModelListing, ProviderPlugin } from '../types.ts';
 import { cohereEmbeddingModels } from './embeddings.ts';
+import { listingEntries } from '../listing-entries.ts';
 
 /** One entry of Cohere's model list (https://docs.cohere.com/reference/list-models), as far as Freeway reads it. */
 interface CohereModel {
@@ -52,9 +53,8 @@ const cohereListing: ModelListing = {
     const { models, next_page_token: next } = body as { models?: unknown; next_page_token?: unknown };
     if (!Array.isArray(models)) throw new Error('not a Cohere model list: no models array');
     const listed: ListedModel[] = [];
-    for (const entry of models) {
-      if (entry === null || typeof entry !== 'object') continue;
-      const model = describeCohereModel(entry as CohereModel);
+    for (const entry of listingEntries<CohereModel>(models, 'name')) {
+      const model = describeCohereModel(entry);
       if (model) listed.push(model);
     }
     return { models: listed, ...(typeof next === 'string' && next !== '' ? { next } : {}) };

@@ -2,6 +2,7 @@ import { kindFromId, tokenCount, LONG_CONTEXT_TOKENS } from '../openai-compatibl
 import { nextMidnight } from '../resets.ts';
 import type { Capability, ListedModel, ListingPage, ModelListing, ProviderPlugin } from '../types.ts';
 import { createGoogleEmbeddingModel, googleEmbeddingModels } from './embeddings.ts';
+import { listingEntries } from '../listing-entries.ts';
 
 const deprecations = 'https://ai.google.dev/gemini-api/docs/deprecations';
 
@@ -62,9 +63,8 @@ const geminiListing: ModelListing = {
     const { models, nextPageToken: next } = body as { models?: unknown; nextPageToken?: unknown };
     if (!Array.isArray(models)) throw new Error('not a Gemini model list: no models array');
     const listed: ListedModel[] = [];
-    for (const entry of models) {
-      if (entry === null || typeof entry !== 'object') continue;
-      const model = describeGeminiModel(entry as GeminiModel);
+    for (const entry of listingEntries<GeminiModel>(models, 'name')) {
+      const model = describeGeminiModel(entry);
       if (model) listed.push(model);
     }
     return { models: listed, ...(typeof next === 'string' && next !== '' ? { next } : {}) };

@@ -2,6 +2,7 @@ import { bearerAuth, openAICompatibleModel } from '../openai-compatible.ts';
 import { quotaReader } from '../quota.ts';
 import { secondsHeaderAt } from '../resets.ts';
 import type { ListedModel, ModelListing, ProviderPlugin } from '../types.ts';
+import { listingEntries } from '../listing-entries.ts';
 
 /** Together's `type` of a listed model, as Freeway routes it: only chat and embedding models are ever called. */
 function kindOfType(type: unknown): ListedModel['kind'] {
@@ -23,10 +24,8 @@ const togetherListing: ModelListing = {
     const entries: unknown = Array.isArray(body) ? body : body !== null && typeof body === 'object' ? (body as { data?: unknown }).data : undefined;
     if (!Array.isArray(entries)) throw new Error('not a model list: neither an array nor a data array');
     const models: ListedModel[] = [];
-    for (const entry of entries as unknown[]) {
-      if (entry === null || typeof entry !== 'object') continue;
-      const { id, type, context_length: contextLength } = entry as { id?: unknown; type?: unknown; context_length?: unknown };
-      if (typeof id !== 'string') continue;
+    for (const entry of listingEntries<{ id: string; type?: unknown; context_length?: unknown }>(entries as unknown[], 'id')) {
+      const { id, type, context_length: contextLength } = entry;
       const kind = kindOfType(type);
       const contextWindow = typeof contextLength === 'number' && Number.isInteger(contextLength) && contextLength > 0 ? contextLength : undefined;
       models.push({ id, kind, free: false, ...(contextWindow === undefined ? {} : { contextWindow }) });

@@ -3,7 +3,7 @@ import type { QuotaSnapshot } from '../../providers/types.ts';
 import type { HealthStore } from '../state/health.ts';
 import type { KeyHasher } from '../state/key-hash.ts';
 import { viewHealth } from '../routing/index.ts';
-import type { KeyReader } from '../core/keys.ts';
+import { isAnonymous, type KeyReader } from '../core/keys.ts';
 
 /** The last quota figures a provider reported for a key; a figure whose reset has passed is left out. */
 export interface QuotaEntry {
@@ -20,6 +20,8 @@ export interface HealthEntry {
   consecutiveFailures: number;
   retryAfter?: number;
   quota?: QuotaEntry;
+  /** Calls without a key (`anonymous`): one record per instance, for this instance's address. */
+  anonymous?: true;
 }
 
 export function quotaEntry(quota: QuotaSnapshot | undefined, now: number): QuotaEntry | undefined {
@@ -52,9 +54,10 @@ export function health(readKeys: KeyReader, store: HealthStore, hashKey: KeyHash
       const at = now();
       let i = 0;
       for (const [provider, pool] of keys) {
-        const entries = pool.map((_key, position) => {
+        const entries = pool.map((key, position) => {
           const view = viewHealth(records[i++], at);
           const entry: HealthEntry = pool.length > 1 ? { key: position + 1, state: view.state, consecutiveFailures: view.consecutiveFailures } : { state: view.state, consecutiveFailures: view.consecutiveFailures };
+          if (isAnonymous(key)) entry.anonymous = true;
           if (view.retryAfter !== undefined) entry.retryAfter = view.retryAfter;
           const quota = quotaEntry(view.quota, at);
           if (quota) entry.quota = quota;

@@ -4,6 +4,7 @@ import type { ListedModel } from '../../providers/types.ts';
 import type { KeyReader } from '../core/keys.ts';
 import type { KeyHasher } from '../state/key-hash.ts';
 import type { ModelKnowledge } from './model-knowledge.ts';
+import type { LiveList } from './live-lists.ts';
 import type { Quarantined } from './quarantine.ts';
 
 /**
@@ -35,14 +36,93 @@ function quarantineReason(modelId: string, healthIds: readonly string[], quarant
   return reason === undefined ? undefined : `quarantined: ${reason}`;
 }
 
+/** A model the keys cannot use now, with why; as it is when they can. */
+function withReason(object: ModelObject, why: string | undefined): ModelObject {
+  if (why === undefined) return object;
+  object.available = false;
+  object.reason = why;
+  return object;
+}
+
+/** The keyless list's object of a catalog entry, as a fresh object. */
+const objectOf = (catalog: Catalog, id: string): ModelObject => JSON.parse(catalog.objectBodies.get(id) as string) as ModelObject;
+
+/** Each provider's curated models of `models`, in catalog order. */
+function byProvider(models: readonly CatalogModel[]): Map<string, CatalogModel[]> {
+  const groups = new Map<string, CatalogModel[]>();
+  for (const model of models) {
+    const group = groups.get(model.provider.id);
+    if (group) group.push(model);
+    else groups.set(model.provider.id, [model]);
+  }
+  return groups;
+}
+
 export function keyModelList(deps: KeyModelDeps): KeyModelList {
   const { catalog, readKeys, hashKey, knowledge, created } = deps;
-  const aliasObjects: ModelObject[] = catalog.aliases.map((alias) => JSON.parse(catalog.objectBodies.get(alias.id) as string) as ModelObject);
-  const curatedByProvider = new Map<string, CatalogModel[]>();
-  for (const model of catalog.models) {
-    const group = curatedByProvider.get(model.provider.id);
-    if (group) group.push(model);
-    else curatedByProvider.set(model.provider.id, [model]);
+  const aliasObjects: ModelObject[] = catalog.aliases.map((alias) => objectOf(catalog, alias.id));
+  const curatedByProvider = byProvider(catalog.models);
+  // Embedding and transcription models: what the plugins declare (no live list adds to their families).
+  const otherKindsByProvider = byProvider([...catalog.embeddingModels, ...catalog.transcriptionModels]);
+
+  /** What the keys' lists hold that the plugin does not know, once each, in listing order. */
+  function liveExtras(provider: CatalogModel['provider'], lists: ReadonlyArray<LiveList | undefined>): Map<string, ListedModel> {
+    const extra = new Map<string, ListedModel>();
+    for (const list of lists) {
+      if (!list) continue;
+      for (const [id, listed] of knowledge.view(provider, list).listed) if (!catalog.byId.has(id) && !extra.has(id)) extra.set(id, listed);
+    }
+    return extra;
+  }
+
+  /** One provider's models for a pool of its keys: curated chat models, curated models of other kinds, then what only the lists hold. */
+  async function providerObjects(provider: CatalogModel['provider'], pool: readonly string[], client: () => string): Promise<ModelObject[]> {
+    const objects: ModelObject[] = [];
+    const healthIds = pool.map((key) => hashKey(provider.id, key));
+    const [lists, quarantined] = await Promise.all([knowledge.lists.lists(provider, pool, healthIds, client), knowledge.quarantines.read(healthIds)]);
+    const listedBy = pool.map((_, k) => lists[k]);
+    const anyList = listedBy.some((list) => list !== undefined);
+    // A key without a list is assumed to serve the curated models.
+    const assumed = listedBy.some((list) => list === undefined);
+    const tier = provider.tier.tier;
+    for (const model of curatedByProvider.get(provider.id) ?? []) {
+      const inList = listedBy.some((list) => list?.models.has(model.spec.id));
+      const object: ModelObject = {
+        id: model.id,
+        object: 'model',
+        created,
+        owned_by: provider.id,
+        capabilities: [...model.spec.capabilities],
+        context_window: model.spec.contextWindow,
+        deprecated: model.spec.deprecated === true,
+        tier,
+        source: inList ? 'live' : 'curated',
+        available: true,
+      };
+      if (model.spec.kind !== undefined && model.spec.kind !== 'chat') object.kind = model.spec.kind;
+      objects.push(withReason(object, anyList && !inList && !assumed ? NOT_LISTED : quarantineReason(model.spec.id, healthIds, quarantined)));
+    }
+    for (const model of otherKindsByProvider.get(provider.id) ?? []) {
+      objects.push(withReason({ ...objectOf(catalog, model.id), source: 'curated', available: true }, quarantineReason(model.spec.id, healthIds, quarantined)));
+    }
+    if (!anyList) return objects;
+    for (const [id, listed] of liveExtras(provider, listedBy)) {
+      const object: ModelObject = {
+        id,
+        object: 'model',
+        created,
+        owned_by: provider.id,
+        capabilities: [...(listed.capabilities ?? [])],
+        context_window: listed.contextWindow ?? null,
+        deprecated: false,
+        tier,
+        source: 'live',
+        available: true,
+      };
+      if (listed.kind !== 'chat') object.kind = listed.kind;
+      objects.push(withReason(object, quarantineReason(listed.id, healthIds, quarantined)));
+    }
+    return objects;
   }
 
   return async (req) => {
@@ -50,67 +130,13 @@ export function keyModelList(deps: KeyModelDeps): KeyModelList {
     if (keys.size === 0) return undefined;
     const client = (): string => deps.clientOf(req);
     const objects: ModelObject[] = [...aliasObjects];
+    // free:embed and free:transcribe, when a provider of the request's keys serves their family.
+    for (const alias of catalog.kindAliases) {
+      if (alias.models.some((model) => keys.has(model.provider.id))) objects.push(objectOf(catalog, alias.id));
+    }
     for (const provider of catalog.providers) {
       const pool = keys.get(provider.id);
-      if (!pool) continue;
-      const healthIds = pool.map((key) => hashKey(provider.id, key));
-      const [lists, quarantined] = await Promise.all([knowledge.lists.lists(provider, pool, healthIds, client), knowledge.quarantines.read(healthIds)]);
-      const listedBy = pool.map((_, k) => lists[k]);
-      const anyList = listedBy.some((list) => list !== undefined);
-      const tier = provider.tier.tier;
-      const curated = curatedByProvider.get(provider.id) ?? [];
-      for (const model of curated) {
-        const inList = listedBy.some((list) => list?.models.has(model.spec.id));
-        // A key without a list is assumed to serve the curated models.
-        const assumed = listedBy.some((list) => list === undefined);
-        const object: ModelObject = {
-          id: model.id,
-          object: 'model',
-          created,
-          owned_by: provider.id,
-          capabilities: [...model.spec.capabilities],
-          context_window: model.spec.contextWindow,
-          deprecated: model.spec.deprecated === true,
-          tier,
-          source: inList ? 'live' : 'curated',
-          available: true,
-        };
-        if (model.spec.kind !== undefined && model.spec.kind !== 'chat') object.kind = model.spec.kind;
-        const why = anyList && !inList && !assumed ? NOT_LISTED : quarantineReason(model.spec.id, healthIds, quarantined);
-        if (why !== undefined) {
-          object.available = false;
-          object.reason = why;
-        }
-        objects.push(object);
-      }
-      if (!anyList) continue;
-      // What the lists hold that the plugin does not know, once each, in listing order.
-      const extra = new Map<string, ListedModel>();
-      for (const list of listedBy) {
-        if (!list) continue;
-        for (const [id, listed] of knowledge.view(provider, list).listed) if (!catalog.byId.has(id) && !extra.has(id)) extra.set(id, listed);
-      }
-      for (const [id, listed] of extra) {
-        const object: ModelObject = {
-          id,
-          object: 'model',
-          created,
-          owned_by: provider.id,
-          capabilities: [...(listed.capabilities ?? [])],
-          context_window: listed.contextWindow ?? null,
-          deprecated: false,
-          tier,
-          source: 'live',
-          available: true,
-        };
-        if (listed.kind !== 'chat') object.kind = listed.kind;
-        const why = quarantineReason(listed.id, healthIds, quarantined);
-        if (why !== undefined) {
-          object.available = false;
-          object.reason = why;
-        }
-        objects.push(object);
-      }
+      if (pool) objects.push(...(await providerObjects(provider, pool, client)));
     }
     return objects;
   };

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { kindAliasFamilies } from '../../catalog/catalog.ts';
 import type { ProviderPlugin } from '../../providers/types.ts';
 import { expectError } from '../support/errors.ts';
 import { startFreeway, type RunningFreeway } from '../support/freeway.ts';
@@ -41,14 +42,22 @@ interface ProvidersBody {
   check?: { budgetSpent: boolean; message?: string };
 }
 
-/** Aliases a provider can serve and its usable model count, computed here from the plugin, not from Freeway's code. */
+/** The embedding and transcription models of a plugin that are not deprecated, and the aliases of their kind (one family each) they join. */
+function otherKinds(plugin: ProviderPlugin): { aliases: string[]; models: number } {
+  const models = [...(plugin.embeddingModels ?? []), ...(plugin.transcriptionModels ?? [])].filter((model) => model.deprecated !== true);
+  const aliases = kindAliasFamilies.filter(([, , family]) => models.some((model) => model.family.id === family)).map(([id]) => id);
+  return { aliases, models: models.length };
+}
+
+/** Aliases a provider can serve and its usable model count, every kind, computed here from the plugin, not from Freeway's code. */
 function expectedOffer(plugin: ProviderPlugin): { aliases: string[]; models: number } {
   const chat = plugin.models.filter((model) => (model.kind ?? 'chat') === 'chat' && model.deprecated !== true);
   const aliases = ['free:auto'];
   for (const capability of ['fast', 'reasoning', 'long-context', 'vision', 'tool-use'] as const) {
     if (chat.some((model) => model.capabilities.includes(capability))) aliases.push(`free:${capability}`);
   }
-  return { aliases: chat.length > 0 ? aliases : [], models: chat.length };
+  const other = otherKinds(plugin);
+  return { aliases: [...(chat.length > 0 ? aliases : []), ...other.aliases], models: chat.length + other.models };
 }
 
 describe('GET /v1/providers', function () {
@@ -90,7 +99,7 @@ describe('GET /v1/providers', function () {
     clock += 3_600_000;
   });
 
-  it('without keys lists every discovered plugin: name, header, where to get a key, tier and its source, aliases, curated model count', async function () {
+  it('without keys lists every discovered plugin: name, header, where to get a key, tier and its source, aliases, curated model count (every kind)', async function () {
     const plain = await startFreeway();
     try {
       const body = await get('', {}, plain);
@@ -99,7 +108,7 @@ describe('GET /v1/providers', function () {
       expect(body.data.map((entry) => entry.id).sort()).to.deep.equal(plugins.map((plugin) => plugin.id).sort());
       for (const plugin of plugins) {
         const entry = provider(body, plugin.id);
-        expect(entry).to.include({ name: plugin.name, header: plugin.header, keyUrl: plugin.keyUrl, tier: plugin.tier.tier, tierSource: plugin.tier.source, models: plugin.models.length });
+        expect(entry).to.include({ name: plugin.name, header: plugin.header, keyUrl: plugin.keyUrl, tier: plugin.tier.tier, tierSource: plugin.tier.source, models: plugin.models.length + (plugin.embeddingModels?.length ?? 0) + (plugin.transcriptionModels?.length ?? 0) });
         expect(entry.aliases, plugin.id).to.deep.equal(expectedOffer(plugin).aliases);
         expect(entry.signUp, plugin.id).to.deep.equal(plugin.signUp ?? null);
         expect(entry.anonymous, plugin.id).to.deep.equal(plugin.anonymous ?? null);
@@ -284,7 +293,7 @@ describe('GET /v1/providers', function () {
     expect(entry?.check?.message).to.include('503 Service Unavailable');
   });
 
-  it('with MODELS_LIVE=on, what a key can use is its live list: the listed chat models and the aliases they join', async function () {
+  it('with MODELS_LIVE=on, what a key can use is its live list: the listed chat models and the aliases they join, with the curated models of other kinds', async function () {
     // Groq's listing as https://console.groq.com/docs/api-reference#models-list documents it: one current curated
     // model, one model the plugin does not know (free on Groq's free plan), and a Whisper model, never counted for chat.
     const curated = (await providerPlugins()).find((plugin) => plugin.id === 'groq')?.models.find((model) => !model.deprecated && model.capabilities.includes('reasoning'));
@@ -300,8 +309,15 @@ describe('GET /v1/providers', function () {
     try {
       const body = await get('', { 'X-Groq-Key': keyFor('groq', 'good') }, on);
       const [entry] = provider(body, 'groq').keys ?? [];
-      expect(entry?.usableModels, 'the curated model and the unknown free one; not Whisper').to.equal(2);
-      expect(entry?.usableAliases).to.deep.equal(['free:auto', ...(['fast', 'reasoning', 'long-context', 'vision', 'tool-use'] as const).filter((capability) => curated.capabilities.includes(capability)).map((capability) => `free:${capability}`)]);
+      // The listed Whisper is never counted for chat; Groq's curated transcription models count as what they are.
+      const groq = (await providerPlugins()).find((plugin) => plugin.id === 'groq') as ProviderPlugin;
+      const other = otherKinds(groq);
+      expect(entry?.usableModels, 'the curated model and the unknown free one, and the curated transcription models').to.equal(2 + other.models);
+      expect(entry?.usableAliases).to.deep.equal([
+        'free:auto',
+        ...(['fast', 'reasoning', 'long-context', 'vision', 'tool-use'] as const).filter((capability) => curated.capabilities.includes(capability)).map((capability) => `free:${capability}`),
+        ...other.aliases,
+      ]);
       expect(live.requests.map((req) => req.path)).to.deep.equal(['/models']);
     } finally {
       await on.close();

@@ -164,6 +164,8 @@ describe('live model lists per key', () => {
       res.end('<html><body>Service temporarily unavailable</body></html>');
     }],
     ['holds a model id with a space', (_req, res) => modelList(res, ['fine-model', 'bad model'])],
+    // The bad entry is not dropped and the rest believed: the list as a whole is not what the provider documents.
+    ['holds an entry whose id is not text', (_req, res) => json(res, 200, { object: 'list', data: [{ id: 'fine-model', object: 'model', active: true }, { id: 42, object: 'model', active: true }] })],
   ];
   for (const [what, listing] of failing) {
     it(`a listing that ${what} delays no request beyond MODELS_FIRST_WAIT_MS and leaves the curated list in use`, async () => {

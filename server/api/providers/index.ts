@@ -10,7 +10,7 @@ import { quotaEntry, type QuotaEntry } from '../health.ts';
 import { checkOneKey, checkUrl } from './check.ts';
 import { curatedOffer, type KeyState, type UsableModels, type UsableNow } from './usable.ts';
 import { viewHealth } from '../../routing/index.ts';
-import type { KeyReader } from '../../core/keys.ts';
+import { isAnonymous, type KeyReader } from '../../core/keys.ts';
 
 export interface ProvidersDeps {
   readonly catalog: Catalog;
@@ -48,6 +48,8 @@ interface KeyEntry {
   consecutiveFailures: number;
   /** Why the key last failed or was refused (redacted), while that still stands; else null. */
   reason: string | null;
+  /** The entry is for calls without a key (`anonymous`), not a key: the provider's limits for them are on the provider. */
+  anonymous?: true;
   check?: { status: CheckStatus; message?: string };
 }
 
@@ -132,7 +134,8 @@ export function providersApi(deps: ProvidersDeps): RequestHandler {
     tierSource: plugin.tier.source,
     tierChecked: plugin.tier.checked,
     aliases: offer.get(plugin.id)?.aliases ?? [],
-    models: plugin.models.length,
+    // Every curated model of every kind, as many as the keyless GET /v1/models lists for the provider.
+    models: plugin.models.length + (plugin.embeddingModels?.length ?? 0) + (plugin.transcriptionModels?.length ?? 0),
     checkable: plugin.keyCheck !== undefined || plugin.listing !== undefined,
     keyHint: keyHintOf(plugin),
     signUp: plugin.signUp ?? null,
@@ -145,8 +148,11 @@ export function providersApi(deps: ProvidersDeps): RequestHandler {
     let budgetSpent = false;
     const due: Array<{ entry: PendingKey; url: string }> = [];
     for (const entry of pending) {
-      const url = checkUrl(entry.plugin, deps.baseURLs.get(entry.plugin.id) ?? entry.plugin.baseURL, entry.key);
-      if (url === undefined) {
+      const url = isAnonymous(entry.key) ? undefined : checkUrl(entry.plugin, deps.baseURLs.get(entry.plugin.id) ?? entry.plugin.baseURL, entry.key);
+      if (isAnonymous(entry.key)) {
+        // Nothing to check, and a call would spend the instance's allowance: none is made.
+        entry.check = { status: 'not_checkable', message: `Calls without a key have no key to check; their state is what requests have seen. ${entry.plugin.name} allows ${entry.plugin.anonymous?.limits ?? 'them'}.` };
+      } else if (url === undefined) {
         entry.check = { status: 'not_checkable', message: notCheckable(entry.plugin) };
       } else if (!(await checks.claim(entry.id, at, deps.intervalMs))) {
         entry.check = { status: 'cached', message: `Checked less than ${Math.round(deps.intervalMs / 1000)} s ago (KEY_CHECK_INTERVAL_MS): the last answer is shown.` };
@@ -212,6 +218,7 @@ export function providersApi(deps: ProvidersDeps): RequestHandler {
         consecutiveFailures,
         reason: reason ?? null,
       };
+      if (isAnonymous(entry.key)) keyEntry.anonymous = true;
       if (entry.check) keyEntry.check = last?.reason !== undefined && entry.check.status === 'cached' ? { ...entry.check, message: `${entry.check.message} It said: ${last.reason}` } : entry.check;
       list.push(keyEntry);
       byProvider.set(entry.plugin.id, list);

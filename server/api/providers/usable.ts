@@ -36,7 +36,21 @@ const resting: ReadonlySet<KeyState> = new Set<KeyState>(['rate_limited', 'down'
 
 const nothing: UsableNow = { models: 0, aliases: [] };
 
-/** What a provider serves with any working key: its curated chat models that are not deprecated, and the aliases they join. */
+/** A provider's curated embedding and transcription models that are not deprecated, and the aliases of their kind they join. */
+function otherKinds(catalog: Catalog, provider: ProviderPlugin): UsableNow {
+  const own = [...catalog.embeddingModels, ...catalog.transcriptionModels].filter((model) => model.provider === provider && model.spec.deprecated !== true);
+  const aliases = catalog.kindAliases.filter((alias) => alias.models.some((model) => model.provider === provider)).map((alias) => alias.id);
+  return { models: own.length, aliases };
+}
+
+/** `usable` with the embedding and transcription models and aliases of `other` added. */
+const withOtherKinds = (usable: UsableNow, other: UsableNow): UsableNow =>
+  other.models === 0 ? usable : { models: usable.models + other.models, aliases: [...usable.aliases, ...other.aliases] };
+
+/**
+ * What a provider serves with any working key: its curated models of every kind that are not
+ * deprecated, and the aliases they join (the chat aliases, then `free:embed` and `free:transcribe`).
+ */
 export function curatedOffer(catalog: Catalog): ReadonlyMap<string, UsableNow> {
   const offer = new Map<string, UsableNow>();
   for (const provider of catalog.providers) {
@@ -45,7 +59,7 @@ export function curatedOffer(catalog: Catalog): ReadonlyMap<string, UsableNow> {
     const aliases = catalog.aliases
       .filter((alias) => alias.models.some((model) => chat(model.provider.id, model.spec.kind)))
       .map((alias) => alias.id);
-    offer.set(provider.id, { models, aliases });
+    offer.set(provider.id, withOtherKinds({ models, aliases }, otherKinds(catalog, provider)));
   }
   return offer;
 }
@@ -72,6 +86,8 @@ function usableOf(models: Iterable<CatalogModel>, aliases: (alias: string) => re
  */
 export function liveUsable(catalog: Catalog, knowledge: ModelKnowledge): UsableModels {
   const curated = curatedUsable(catalog);
+  // Embedding and transcription aliases name one family of weights that the plugins declare: no live list adds to them.
+  const others = new Map(catalog.providers.map((provider) => [provider.id, otherKinds(catalog, provider)]));
   const curatedModels = new Map<string, readonly CatalogModel[]>();
   for (const provider of catalog.providers) {
     curatedModels.set(provider.id, catalog.models.filter((model) => model.provider === provider && (model.spec.kind ?? 'chat') === 'chat' && model.spec.deprecated !== true));
@@ -81,12 +97,13 @@ export function liveUsable(catalog: Catalog, knowledge: ModelKnowledge): UsableM
     if (resting.has(at.state)) return nothing;
     const [[list], quarantines] = await Promise.all([knowledge.lists.lists(at.provider, [at.key], [at.keyId], at.client), knowledge.quarantines.read([at.keyId])]);
     const quarantined = quarantines.get(at.keyId);
+    const other = others.get(at.provider.id) as UsableNow;
     if (list) {
       const view = knowledge.view(at.provider, list);
-      return usableOf(view.chat.values(), (alias) => view.aliases.get(alias) ?? [], quarantined);
+      return withOtherKinds(usableOf(view.chat.values(), (alias) => view.aliases.get(alias) ?? [], quarantined), other);
     }
     if (!quarantined) return curated(at);
     const own = curatedModels.get(at.provider.id) ?? [];
-    return usableOf(own, (alias) => (byAlias.get(alias) ?? []).filter((model) => model.provider === at.provider), quarantined);
+    return withOtherKinds(usableOf(own, (alias) => (byAlias.get(alias) ?? []).filter((model) => model.provider === at.provider), quarantined), other);
   };
 }
