@@ -118,6 +118,14 @@ describe('Gemini API: the mapping in and out', function () {
       }
     });
 
+    it('tools Google runs itself (googleSearch, urlContext) are left out and named in X-Freeway-Dropped-Tools', async function () {
+      const tools = [{ googleSearch: {} }, { functionDeclarations: [{ name: 'get_time' }], urlContext: {} }];
+      const res = await generate(freeway, 'cerebras/gpt-oss-120b', { contents: [userText('News?')], tools }, cerebras);
+      expect(res.status).to.equal(200);
+      expect(res.headers.get('x-freeway-dropped-tools')).to.equal('googleSearch, urlContext');
+      expect(sent().tools).to.deep.equal([{ type: 'function', function: { name: 'get_time', parameters: { type: 'object', properties: {} } } }]);
+    });
+
     it('JSON mode: responseMimeType application/json with an upper-case responseJsonSchema, as Gemini CLI sends it', async function () {
       const schema = { type: 'OBJECT', properties: { complexity_reasoning: { type: 'STRING' }, complexity_score: { type: 'INTEGER' } }, required: ['complexity_reasoning', 'complexity_score'] };
       suite.upstream.handle((req, res) => openAIText(res, '{"complexity_reasoning":"simple","complexity_score":10}', req));

@@ -225,8 +225,14 @@ describe('Gemini API: routes, streams, errors and keys', function () {
     });
 
     it('a placeholder, an empty value or several values are ignored; X-Google-Key wins; other routes never read it', async function () {
-      for (const value of ['freeway', '', `${googleKey}, ${googleKey}x`, 'AIza']) {
-        await expectGoogleError(await postJson(freeway, '/v1beta/models/free:auto:generateContent', hi, { 'x-goog-api-key': value }), 401, 'UNAUTHENTICATED', /^No provider key for free:auto/);
+      const hint =
+        " Freeway reads x-goog-api-key (Gemini's GEMINI_API_KEY) only as a Google key, when it holds one (AIza...): send every other provider's key in its own header, X-<Provider>-Key (Gemini CLI: GEMINI_CLI_CUSTOM_HEADERS).";
+      for (const value of ['freeway', '', `${googleKey}, ${googleKey}x`, 'AIza', testKeys.groq as string]) {
+        const message = await expectGoogleError(await postJson(freeway, '/v1beta/models/free:auto:generateContent', hi, { 'x-goog-api-key': value }), 401, 'UNAUTHENTICATED', /^No provider key for free:auto/);
+        // The hint for a key in the wrong header, never the value.
+        if (value === '') expect(message).to.not.include('x-goog-api-key');
+        else expect(message.endsWith(hint), message).to.equal(true);
+        if (value.length > 4) expect(message).to.not.include(value);
       }
       await expectGoogleError(await postJson(freeway, '/v1beta/models/free:auto:generateContent?key=freeway', hi), 401, 'UNAUTHENTICATED', /^No provider key for free:auto/);
       const other = `${googleKey.slice(0, -1)}Q`;
@@ -396,9 +402,9 @@ describe('Gemini API: GEMINI_MODEL_MAP, the model list, CORS, the rate limit and
     });
   });
 
-  it('403 PERMISSION_DENIED and 413 INVALID_ARGUMENT in the envelope too; a key an upstream echoes is redacted', async function () {
+  it("403 PERMISSION_DENIED and 413 INVALID_ARGUMENT in the envelope too, HOSTED_TOOLS=reject refuses Google's own tools, a key an upstream echoes is redacted", async function () {
     const upstream = await startUpstream((req, res) => openAIError(res, 400, `Invalid request for key ${String(req.headers.authorization).slice(7)}`));
-    const freeway = await startFreeway({ env: { BODY_LIMIT: '2kb', ANONYMOUS: 'off', GROQ_BASE_URL: upstream.url } });
+    const freeway = await startFreeway({ env: { BODY_LIMIT: '2kb', ANONYMOUS: 'off', HOSTED_TOOLS: 'reject', GROQ_BASE_URL: upstream.url } });
     try {
       await expectGoogleError(
         await postJson(freeway, '/v1beta/models/free:auto:generateContent', hi, { [headerFor('ovhcloud')]: 'anonymous' }),
@@ -407,6 +413,12 @@ describe('Gemini API: GEMINI_MODEL_MAP, the model list, CORS, the rate limit and
         'X-Ovhcloud-Key: calls without a key are turned off on this Freeway (ANONYMOUS=off). Send a key in X-Ovhcloud-Key.',
       );
       await expectGoogleError(await postJson(freeway, '/v1beta/models/free:auto:generateContent', { contents: [userText('x'.repeat(4000))] }, groq), 413, 'INVALID_ARGUMENT', /^Request body larger than /);
+      await expectGoogleError(
+        await postJson(freeway, '/v1beta/models/free:auto:generateContent', { ...hi, tools: [{ googleSearch: {} }] }, groq),
+        400,
+        'INVALID_ARGUMENT',
+        'Validation failed: tools.0.googleSearch: is a tool Google runs itself, which Freeway does not run; only functionDeclarations are taken (HOSTED_TOOLS=reject)',
+      );
       const message = await expectGoogleError(await postJson(freeway, `/v1beta/models/${GROQ_FIRST}:generateContent`, hi, groq), 400, 'INVALID_ARGUMENT', /^groq rejected the request: /);
       expect(message).to.include('[REDACTED]').and.not.include(testKeys.groq as string);
     } finally {
