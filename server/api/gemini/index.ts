@@ -104,6 +104,7 @@ export function geminiRoute(deps: GeminiDeps): RequestHandler {
     switch (call.method) {
       case 'generateContent':
       case 'streamGenerateContent': {
+        // The path names the model and how to answer, so the API (and its pipeline, a closure) is made per request.
         const stream = call.method === 'streamGenerateContent';
         const api = geminiApi({ model: call.model, stream, sse: stream && queryOf(req).get('alt') === 'sse' }, deps.resolve, deps.hostedTools);
         return completionRoute(api, deps.completions)(req, res, next);
