@@ -2,18 +2,20 @@
  * `npm run clients`: the coding agents people point at Freeway, run for real
  * against Freeway and a fake provider, all on 127.0.0.1.
  *
- * Installs Codex CLI (`@openai/codex`), Claude Code (`@anthropic-ai/claude-code`)
- * and opencode (`opencode-ai`) on demand into a cache folder (not into
- * Freeway's dependencies), starts a fake Cerebras (OpenAI-compatible) on
- * 127.0.0.1 and Freeway in front of it, configures each client as
- * docs/clients.md says, and runs one prompt that needs a shell-tool round trip:
- * the fake provider asks the client's shell tool to `echo` a nonce, and answers
- * `ROUND TRIP OK <nonce>` only once the tool's output with the nonce came back.
- * A client passes when it prints that answer. Each run is bounded
- * (CLIENT_TIMEOUT_MS, 180 s) and the script stops itself.
+ * Installs Codex CLI (`@openai/codex`), Claude Code (`@anthropic-ai/claude-code`),
+ * opencode (`opencode-ai`) and Gemini CLI (`@google/gemini-cli`) on demand into a
+ * cache folder (not into Freeway's dependencies), starts a fake provider on
+ * 127.0.0.1 that plays Cerebras (OpenAI-compatible) and Google (Gemini's API) and
+ * Freeway in front of it, configures each client as docs/clients.md says, and
+ * runs one prompt that needs a shell-tool round trip: the fake provider asks the
+ * client's shell tool to `echo` a nonce, and answers `ROUND TRIP OK <nonce>` only
+ * once the tool's output with the nonce came back. A client passes when it prints
+ * that answer. Gemini CLI runs twice: with a Cerebras key in its custom headers
+ * (`gemini`), and with only a Google key as its GEMINI_API_KEY (`gemini-google`).
+ * Each run is bounded (CLIENT_TIMEOUT_MS, 180 s) and the script stops itself.
  *
- *   npm run clients                 # all three
- *   npm run clients -- codex        # some of them: codex, claude, opencode
+ *   npm run clients                 # all of them
+ *   npm run clients -- codex        # some of them: codex, claude, opencode, gemini, gemini-google
  *   CLIENTS_DIR=/path npm run clients   # where the CLIs are installed (default node_modules/.cache/freeway-clients)
  */
 import { execFile, spawn } from 'node:child_process';
@@ -34,13 +36,15 @@ const timeoutMs = Number(process.env.CLIENT_TIMEOUT_MS ?? 180_000);
 const run = promisify(execFile);
 
 /** The versions this script was last run with (docs/clients.md quotes the results); `CLIENT_VERSIONS=latest` takes the newest. */
-const pinned: Readonly<Record<string, string>> = { '@openai/codex': '0.169.0', '@anthropic-ai/claude-code': '2.1.197', 'opencode-ai': '1.18.33' };
+const pinned: Readonly<Record<string, string>> = { '@openai/codex': '0.169.0', '@anthropic-ai/claude-code': '2.1.197', 'opencode-ai': '1.18.33', '@google/gemini-cli': '0.61.0' };
 
 /** A Cerebras-shaped key: the fake provider ignores it, Freeway only needs one. */
 const cerebrasKey = 'csk-clients0000000000000000000000000000000000000000';
+/** A Google-shaped key (Freeway's Google pattern, AIza...), for the run with GEMINI_API_KEY alone. */
+const googleKey = 'AIzaClients000000000000000000000000000000';
 
 interface Client {
-  readonly id: 'codex' | 'claude' | 'opencode';
+  readonly id: 'codex' | 'claude' | 'opencode' | 'gemini' | 'gemini-google';
   readonly pkg: string;
   readonly bin: string;
   /** Writes the client's configuration under `home` and returns how to run `prompt`. */
@@ -51,7 +55,8 @@ interface Client {
  * The shell tools the clients offer and how each takes a command (read from
  * what they sent: Codex 0.169 `exec_command` {cmd}, older Codex `shell`
  * {command: [..]} and `shell_command` {command}; Claude Code `Bash` {command};
- * opencode `bash` {command, description}).
+ * opencode `bash` {command, description}; Gemini CLI 0.61 `run_shell_command`
+ * {command, description}, offered with --yolo).
  */
 const shellTools: ReadonlyArray<readonly [name: string, args: (command: string) => Record<string, unknown>]> = [
   ['exec_command', (command) => ({ cmd: command })],
@@ -59,6 +64,7 @@ const shellTools: ReadonlyArray<readonly [name: string, args: (command: string) 
   ['shell', (command) => ({ command: ['bash', '-lc', command] })],
   ['Bash', (command) => ({ command, description: 'Print the test nonce' })],
   ['bash', (command) => ({ command, description: 'Print the test nonce' })],
+  ['run_shell_command', (command) => ({ command, description: 'Print the test nonce' })],
 ];
 
 interface ChatMessage {
@@ -70,10 +76,59 @@ interface ChatMessage {
 const textOf = (content: unknown): string =>
   typeof content === 'string' ? content : Array.isArray(content) ? content.map((part) => (part as { text?: string }).text ?? '').join('') : '';
 
+/**
+ * A JSON value a schema (JSON Schema, or Gemini's with upper-case types) accepts: Gemini CLI
+ * asks for JSON to pick its model (a complexity score) and retries an answer that is not.
+ */
+function sampleOf(schema: unknown): unknown {
+  const node = (schema ?? {}) as { type?: unknown; properties?: Record<string, unknown>; enum?: unknown[] };
+  if (Array.isArray(node.enum) && node.enum.length > 0) return node.enum[0];
+  switch (String(Array.isArray(node.type) ? node.type[0] : (node.type ?? 'object')).toLowerCase()) {
+    case 'object':
+      return Object.fromEntries(Object.entries(node.properties ?? {}).map(([name, inner]) => [name, sampleOf(inner)]));
+    case 'array':
+      return [];
+    case 'integer':
+    case 'number':
+      return 10;
+    case 'boolean':
+      return false;
+    default:
+      return 'A simple request.';
+  }
+}
+
+interface GeminiPart {
+  text?: string;
+  functionCall?: unknown;
+  functionResponse?: unknown;
+}
+
+/** The fake Google: Gemini's streamGenerateContent, with the same round trip as the OpenAI-compatible side. */
+function fakeGoogle(nonce: string, req: SeenRequest, res: ServerResponse): void {
+  const body = req.body ?? {};
+  const contents = (body.contents ?? []) as Array<{ role?: string; parts: GeminiPart[] }>;
+  const config = (body.generationConfig ?? {}) as { responseMimeType?: string; responseSchema?: unknown; responseJsonSchema?: unknown };
+  const tools = ((body.tools ?? []) as Array<{ functionDeclarations?: Array<{ name: string }> }>).flatMap((tool) => tool.functionDeclarations ?? []).map((fn) => fn.name);
+  const parts = contents.flatMap((content) => content.parts);
+  const asked = parts.some((part) => part.text?.includes(nonce));
+  const echoed = parts.some((part) => part.functionResponse !== undefined && JSON.stringify(part.functionResponse).includes(`nonce-${nonce}`));
+  const shell = shellTools.find(([name]) => tools.includes(name));
+  let reply: GeminiPart[];
+  if (config.responseMimeType === 'application/json') reply = [{ text: JSON.stringify(sampleOf(config.responseJsonSchema ?? config.responseSchema)) }];
+  else if (asked && echoed) reply = [{ text: `ROUND TRIP OK ${nonce}` }];
+  else if (asked && shell) reply = [{ functionCall: { name: shell[0], args: shell[1](`echo nonce-${nonce}`) } }];
+  else reply = [{ text: 'Hello from the fake provider.' }];
+  const chunk = { candidates: [{ content: { role: 'model', parts: reply }, finishReason: 'STOP', index: 0 }], usageMetadata: { promptTokenCount: 7, candidatesTokenCount: 3, totalTokenCount: 10 } };
+  res.writeHead(200, { 'content-type': 'text/event-stream' });
+  res.end(`data: ${JSON.stringify(chunk)}\r\n\r\n`);
+}
+
 /** The fake provider: a shell call while the nonce has not come back from a tool, then the answer. */
 function fakeProvider(nonce: string) {
   let calls = 0;
   return (req: SeenRequest, res: ServerResponse): void => {
+    if (req.path.includes(':streamGenerateContent') || req.path.includes(':generateContent')) return fakeGoogle(nonce, req, res);
     const body = req.body ?? {};
     const messages = (body.messages ?? []) as ChatMessage[];
     const tools = ((body.tools ?? []) as Array<{ function: { name: string } }>).map((tool) => tool.function.name);
@@ -81,7 +136,9 @@ function fakeProvider(nonce: string) {
     const echoed = messages.some((message) => message.role === 'tool' && textOf(message.content).includes(`nonce-${nonce}`));
     const shell = shellTools.find(([name]) => tools.includes(name));
     let reply: Record<string, unknown>[];
-    if (asked && echoed) reply = [{ choices: [{ index: 0, delta: { role: 'assistant', content: `ROUND TRIP OK ${nonce}` }, finish_reason: null }] }];
+    const format = body.response_format as { json_schema?: { schema?: unknown } } | undefined;
+    if (format) reply = [{ choices: [{ index: 0, delta: { role: 'assistant', content: JSON.stringify(sampleOf(format.json_schema?.schema)) }, finish_reason: null }] }];
+    else if (asked && echoed) reply = [{ choices: [{ index: 0, delta: { role: 'assistant', content: `ROUND TRIP OK ${nonce}` }, finish_reason: null }] }];
     else if (asked && shell) {
       const [name, args] = shell;
       calls += 1;
@@ -174,13 +231,45 @@ env_http_headers = { "X-Cerebras-Key" = "CEREBRAS_API_KEY" }
       return { args: ['run', prompt], env: { CEREBRAS_API_KEY: cerebrasKey, HOME: home, XDG_CONFIG_HOME: join(home, '.config'), XDG_DATA_HOME: join(home, '.local/share'), XDG_CACHE_HOME: join(home, '.cache') }, cwd };
     },
   },
+  {
+    id: 'gemini',
+    pkg: '@google/gemini-cli',
+    bin: 'gemini',
+    prepare: (home, freeway, prompt) => prepareGemini(home, freeway, prompt, { GEMINI_API_KEY: 'freeway', GEMINI_CLI_CUSTOM_HEADERS: `X-Cerebras-Key: ${cerebrasKey}` }),
+  },
+  {
+    id: 'gemini-google',
+    pkg: '@google/gemini-cli',
+    bin: 'gemini',
+    prepare: (home, freeway, prompt) => prepareGemini(home, freeway, prompt, { GEMINI_API_KEY: googleKey }),
+  },
 ];
+
+/**
+ * Gemini CLI as docs/clients.md sets it up: the API-key auth type chosen in settings (with
+ * GOOGLE_GEMINI_BASE_URL alone, 0.61 stops with "Invalid auth method selected.",
+ * google-gemini/gemini-cli#27550), usage statistics, telemetry and updates off, the folder
+ * trusted, and --yolo so that its shell tool runs without asking. Its default model (`auto`)
+ * is kept: GEMINI_MODEL_MAP's defaults serve the names it asks for.
+ */
+async function prepareGemini(home: string, freeway: RunningFreeway, prompt: string, keys: Record<string, string>): Promise<{ args: string[]; env: Record<string, string>; cwd: string }> {
+  await mkdir(join(home, '.gemini'));
+  const settings = {
+    security: { auth: { selectedType: 'gemini-api-key' } },
+    privacy: { usageStatisticsEnabled: false },
+    telemetry: { enabled: false },
+    general: { enableAutoUpdate: false, enableAutoUpdateNotification: false },
+  };
+  await writeFile(join(home, '.gemini/settings.json'), JSON.stringify(settings, null, 2));
+  const cwd = await workDir(home);
+  return { args: ['--skip-trust', '--yolo', '-p', prompt], env: { HOME: home, GOOGLE_GEMINI_BASE_URL: freeway.url, ...keys }, cwd };
+}
 
 async function ensureInstalled(chosen: readonly Client[]): Promise<void> {
   const missing = chosen.filter((client) => !existsSync(join(clientsDir, 'node_modules/.bin', client.bin)));
   if (missing.length === 0) return;
   const latest = process.env.CLIENT_VERSIONS === 'latest';
-  const specs = missing.map((client) => (latest ? client.pkg : `${client.pkg}@${pinned[client.pkg]}`));
+  const specs = [...new Set(missing.map((client) => (latest ? client.pkg : `${client.pkg}@${pinned[client.pkg]}`)))];
   process.stdout.write(`installing ${specs.join(' ')} into ${clientsDir}\n`);
   await mkdir(clientsDir, { recursive: true });
   await run('npm', ['install', '--prefix', clientsDir, '--no-audit', '--no-fund', '--no-save', ...specs], { maxBuffer: 16 * 1024 * 1024 });
@@ -217,14 +306,14 @@ function runClient(bin: string, args: string[], env: Record<string, string>, cwd
 async function main(): Promise<void> {
   const wanted = process.argv.slice(2);
   const chosen = wanted.length === 0 ? clients : clients.filter((client) => wanted.includes(client.id));
-  if (chosen.length === 0) throw new Error(`unknown client: ${wanted.join(' ')} (codex, claude, opencode)`);
+  if (chosen.length === 0) throw new Error(`unknown client: ${wanted.join(' ')} (codex, claude, opencode, gemini, gemini-google)`);
   await ensureInstalled(chosen);
   const results: string[] = [];
   let failed = 0;
   for (const client of chosen) {
     const nonce = randomBytes(6).toString('hex');
     const upstream = await startUpstream(fakeProvider(nonce));
-    const freeway = await startFreeway({ env: { CEREBRAS_BASE_URL: upstream.url } });
+    const freeway = await startFreeway({ env: { CEREBRAS_BASE_URL: upstream.url, GOOGLE_BASE_URL: upstream.url } });
     const home = await mkdtemp(join(tmpdir(), `freeway-${client.id}-`));
     try {
       const prompt = `Run the shell command \`echo nonce-${nonce}\` and tell me what it printed. (${nonce})`;

@@ -38,6 +38,10 @@ import { anthropicErrors, speaksAnthropic } from './api/messages/errors.ts';
 import { countTokens, messagesApi } from './api/messages/index.ts';
 import { modelResolver, withModelMap } from './api/model-map.ts';
 import { anthropicModels } from './api/messages/models.ts';
+import { geminiErrors } from './api/gemini/errors.ts';
+import { geminiRoute } from './api/gemini/index.ts';
+import { geminiModels } from './api/gemini/models.ts';
+import { isGeminiV1Call, queryKeyAsHeader } from './api/gemini/path.ts';
 import { providersApi } from './api/providers/index.ts';
 import { curatedUsable, liveUsable } from './api/providers/usable.ts';
 import { probes, type Readiness } from './http/probes.ts';
@@ -111,6 +115,8 @@ function nearPath(path: string): string | undefined {
 }
 
 function routeHint(path: string): string {
+  if (path.startsWith('/v1beta/')) return 'Freeway serves Gemini\'s API at POST /v1beta/models/{model}:<method> and GET /v1beta/models; docs/gemini.md describes it.';
+  if (path.startsWith('/v1/v1beta/')) return 'Freeway serves Gemini\'s API under /v1beta at its root: set GOOGLE_GEMINI_BASE_URL (or the SDK\'s httpOptions.baseUrl) to http://<host>:<port>, without /v1.';
   const bare = path.startsWith('/v1/v1/') ? path.slice(6) : path;
   const known = apiPaths.find((api) => bare === api || (api === '/models' && bare.startsWith('/models/')));
   if (known === undefined) return didYouMeanText(nearPath(path)) || startHint;
@@ -202,7 +208,7 @@ function createHandlers(deps: AppDeps, { redact, readKeys, hashKey, upstreamFetc
     timeoutMs: config.timeouts.bodyMs,
     budget: bodyBudget,
   });
-  const embeddings = embeddingsRoute({
+  const embeddingDeps = {
     catalog,
     readKeys,
     router,
@@ -213,7 +219,19 @@ function createHandlers(deps: AppDeps, { redact, readKeys, hashKey, upstreamFetc
       if (!entry.provider.createEmbeddingModel) throw new Error(`${entry.provider.id} declares embedding models without createEmbeddingModel`);
       return entry.provider.createEmbeddingModel(options);
     }),
+  };
+  const embeddings = embeddingsRoute(embeddingDeps);
+  // Gemini's routes: x-goog-api-key may carry the Google key, and Gemini's names go through GEMINI_MODEL_MAP first.
+  const readGeminiKeys = createKeyReader(catalog.providers, { googApiKey: true });
+  const resolveGeminiModel = modelResolver(catalog, [...config.api.geminiModelMap, ...config.api.modelMap]);
+  const gemini = geminiRoute({
+    catalog,
+    completions: { ...completions, readKeys: readGeminiKeys },
+    embeddings: { ...embeddingDeps, readKeys: readGeminiKeys },
+    resolve: resolveGeminiModel,
+    hostedTools: config.api.hostedTools,
   });
+  const googleModels = geminiModels(catalog, resolveGeminiModel, keyModelList({ catalog, readKeys: readGeminiKeys, hashKey, knowledge, clientOf, created }));
   const transcriptions = transcriptionsRoute({
     catalog,
     readKeys,
@@ -225,14 +243,14 @@ function createHandlers(deps: AppDeps, { redact, readKeys, hashKey, upstreamFetc
     }),
   });
 
-  return { completions, resolveClaudeModel, keyModels, claudeModels, byApi, readBody, readAudio, embeddings, transcriptions };
+  return { completions, resolveClaudeModel, keyModels, claudeModels, byApi, readBody, readAudio, embeddings, transcriptions, gemini, googleModels };
 }
 
 /** Every route Freeway serves, each with the 405 of its other methods. */
 function mountRoutes(app: Express, deps: AppDeps, services: Services, handlers: ReturnType<typeof createHandlers>): void {
   const { config, catalog } = deps;
   const { metrics, readKeys, healthStore, hashKey, stores, upstreamFetch, redact, knowledge, usage, clientOf } = services;
-  const { completions, resolveClaudeModel, keyModels, claudeModels, byApi, readBody, readAudio, embeddings, transcriptions } = handlers;
+  const { completions, resolveClaudeModel, keyModels, claudeModels, byApi, readBody, readAudio, embeddings, transcriptions, gemini, googleModels } = handlers;
   if (config.metrics.mode === 'main') {
     app.get('/metrics', metricsEndpoint(deps.scrapeMetrics ?? (() => metrics.registry.metrics()), metrics.registry.contentType));
     app.all('/metrics', methodNotAllowed('GET, HEAD'));
@@ -264,7 +282,14 @@ function mountRoutes(app: Express, deps: AppDeps, services: Services, handlers: 
   app.get('/v1/models', byApi(claudeModels.list, listModels(catalog, keyModels)));
   app.all('/v1/models', methodNotAllowed('GET, HEAD'));
   app.get('/v1/models/*id', byApi(claudeModels.retrieve, retrieveModel(catalog, keyModels)));
+  // @google/genai 3.x calls Gemini's v1: its POSTs to /v1/models/{model}:{method}; anything else here keeps its 405.
+  app.post('/v1/models/*name', (req, _res, next) => next(isGeminiV1Call(req) ? undefined : 'route'), queryKeyAsHeader, readBody, gemini);
   app.all('/v1/models/*id', methodNotAllowed('GET, HEAD'));
+  app.get('/v1beta/models', queryKeyAsHeader, googleModels.list);
+  app.all('/v1beta/models', methodNotAllowed('GET, HEAD'));
+  app.get('/v1beta/models/*name', queryKeyAsHeader, googleModels.get);
+  app.post('/v1beta/models/*name', queryKeyAsHeader, readBody, gemini);
+  app.all('/v1beta/models/*name', methodNotAllowed('GET, HEAD, POST'));
   app.post(
     '/v1/chat/completions',
     readBody,
@@ -305,7 +330,7 @@ export function createApp(deps: AppDeps): FreewayApp {
   app.use(requestLog(logger, keyShapedRedactor(redact, readKeys)));
   app.use(metrics.middleware);
   app.use(
-    '/v1',
+    ['/v1', '/v1beta'],
     cors({
       origin: config.server.corsOrigins === '*' ? '*' : [...config.server.corsOrigins],
       methods: ['GET', 'POST', 'OPTIONS'],
@@ -320,9 +345,12 @@ export function createApp(deps: AppDeps): FreewayApp {
   // Before the rate limit and the body reader, so that their errors too are in Anthropic's shape.
   app.use('/v1/messages', anthropicErrors());
   app.use('/v1/models', anthropicErrors(speaksAnthropic));
-  app.use('/v1', rateLimit);
+  // Google's envelope on Gemini's routes: all of /v1beta, and Gemini's POSTs under /v1/models.
+  app.use('/v1beta', geminiErrors());
+  app.use('/v1/models', geminiErrors(isGeminiV1Call));
+  app.use(['/v1', '/v1beta'], rateLimit);
   app.use(
-    '/v1',
+    ['/v1', '/v1beta'],
     anonymousAccess({
       plugins: deps.catalog.providers,
       mode: config.anonymous.mode,

@@ -46,8 +46,8 @@ export interface ClientApi<Req> {
   extras?(request: Req): Omit<RequestExtras, 'user'>;
   /** Tools of the request left out of the upstream call (hosted tools), by type: named in X-Freeway-Dropped-Tools and the log line. */
   droppedTools?(request: Req): readonly string[];
-  /** The whole answer, for a caller that did not ask to stream. */
-  respond(result: Collected, request: Req): unknown;
+  /** The whole answer, for a caller that did not ask to stream; `result.candidate` is the model and key that answered. */
+  respond(result: Answered, request: Req): unknown;
   /** A writer of this API's server-sent events for one answer. */
   openStream(request: Req): StreamEncoder;
 }
@@ -58,8 +58,13 @@ export interface ClientApi<Req> {
  * last) into one API's server-sent events.
  */
 export interface StreamEncoder {
-  /** What is sent with the headers, before any part (a role chunk, `response.created`, `message_start`). */
-  start(): string;
+  /** The answer's content type; server-sent events when absent (Gemini's streamGenerateContent without `alt=sse` is one JSON array). */
+  readonly contentType?: string;
+  /**
+   * What is sent with the headers, before any part (a role chunk, `response.created`, `message_start`);
+   * `model` is the catalog id of the model that answers.
+   */
+  start(model?: string): string;
   /** One part -> SSE text, '' for none. */
   part(part: RoutedContentPart): string;
   /** The closing events, for the stream's finish, once the stream has ended. */
@@ -67,6 +72,9 @@ export interface StreamEncoder {
   /** A failure after the first byte: this API's error event, which ends the stream. */
   fail(status: number, type: ErrorType, message: string): string;
 }
+
+/** A whole answer, and the candidate (model and key) that gave it. */
+export type Answered = Collected & { readonly candidate: Candidate };
 
 export interface CompletionDeps {
   readonly catalog: Catalog;
@@ -197,8 +205,8 @@ async function sendStream(answer: StreamAnswer, deps: CompletionDeps): Promise<v
   const { res, routed, encoder } = answer;
   const reader = routed.stream.getReader();
   setRoutingHeaders(res, routed.candidate, answer.attempts);
-  res.writeHead(200, EVENT_STREAM_HEADERS);
-  let out = encoder.start();
+  res.writeHead(200, encoder.contentType === undefined ? EVENT_STREAM_HEADERS : { ...EVENT_STREAM_HEADERS, 'Content-Type': encoder.contentType });
+  let out = encoder.start(routed.candidate.model.id);
   // The routed stream's last part; routing closes a stream only after it.
   let finish: RoutedFinish | undefined;
   try {

@@ -7,15 +7,21 @@ import type { KeyReader } from '../core/keys.ts';
 import { didYouMeanText, nearest } from '../../catalog/suggest.ts';
 
 /**
- * For a 401 when the caller sent no provider key header but an `Authorization`
- * or `x-api-key` header: where Freeway looks for keys. Never repeats a value.
+ * For a 401 when the caller sent no provider key header but an `Authorization`,
+ * `x-api-key` or `x-goog-api-key` header: where Freeway looks for keys. Never
+ * repeats a value.
  */
 function keyHeaderHint(headers: IncomingHttpHeaders, readKeys: KeyReader): string {
-  if (headers.authorization === undefined && headers['x-api-key'] === undefined) return '';
+  // Gemini's clients send their key in x-goog-api-key, which Gemini's routes read as a Google key only.
+  const googKey = headers['x-goog-api-key'];
+  if (headers.authorization === undefined && headers['x-api-key'] === undefined && (googKey === undefined || googKey === '')) return '';
   try {
     if (readKeys(headers).size > 0) return '';
   } catch {
     return '';
+  }
+  if (headers.authorization === undefined && headers['x-api-key'] === undefined) {
+    return " Freeway reads x-goog-api-key (Gemini's GEMINI_API_KEY) only as a Google key, when it holds one (AIza...): send every other provider's key in its own header, X-<Provider>-Key (Gemini CLI: GEMINI_CLI_CUSTOM_HEADERS).";
   }
   const which = headers.authorization !== undefined ? 'Authorization' : 'x-api-key';
   return ` Freeway does not read provider keys from ${which}: send each provider's key in its own header, X-<Provider>-Key (for example X-Groq-Key); GET /v1/models lists the providers.`;

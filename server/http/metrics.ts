@@ -38,6 +38,7 @@ const knownPaths = new Set([
   '/v1/messages/count_tokens',
   '/v1/embeddings',
   '/v1/audio/transcriptions',
+  '/v1beta/models',
 ]);
 
 function routeLabel(req: Request): string {
@@ -50,6 +51,7 @@ function routeLabel(req: Request): string {
   const path = query === -1 ? url : url.slice(0, query);
   if (knownPaths.has(path)) return path;
   if (path.startsWith('/v1/models/')) return '/v1/models/*id';
+  if (path.startsWith('/v1beta/models/')) return '/v1beta/models/*name';
   return 'unmatched';
 }
 

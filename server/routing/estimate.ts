@@ -38,6 +38,8 @@ function partSize(part: Part): { chars: number; files: number } {
         case 'json':
         case 'error-json':
           return { chars: jsonLength(output.value), files: 0 };
+        case 'execution-denied':
+          return { chars: output.reason?.length ?? 0, files: 0 };
         case 'content': {
           let chars = 0;
           let files = 0;

@@ -12,7 +12,7 @@ export { conversationId } from './sticky.ts';
 export { CallerGone, failoverTable, type PolicyRow, type StepKind } from './failover.ts';
 export { HEALTH_TIMINGS, healthPolicy, viewHealth, type HealthView } from './health.ts';
 export { createUpstreamFetch } from './http-client.ts';
-export { createKeyReader, MAX_KEYS_PER_HEADER } from './keys.ts';
+export { createKeyReader, GOOG_API_KEY_HEADER, MAX_KEYS_PER_HEADER, type KeyReaderOptions } from './keys.ts';
 export { createLatencyTracker, type LatencyTracker } from './latency.ts';
 export type { Candidate, Plan } from './plan.ts';
 export { routedModel, StreamFailed, type RoutedModel, type RoutedRequest, type RoutedStreamResult } from './routed-model.ts';

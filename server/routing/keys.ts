@@ -56,9 +56,30 @@ export function keyHeaderProblem(header: string, value: string): string | undefi
   return undefined;
 }
 
+/** The header Google's SDKs and Gemini CLI always send their API key in. */
+export const GOOG_API_KEY_HEADER = 'x-goog-api-key';
+
+export interface KeyReaderOptions {
+  /**
+   * The Gemini routes' reader: an `x-goog-api-key` holding one value in the Google
+   * plugin's key format, in a request without X-Google-Key, is the Google key (Gemini
+   * clients send their key there and nowhere else). Any other value, empty included,
+   * is a client's placeholder and ignored.
+   */
+  readonly googApiKey?: boolean;
+}
+
+/** A whole value in one of the plugin's key formats. */
+function wholeKeyTest(plugin: ProviderPlugin): (value: string) => boolean {
+  const patterns = plugin.keyPatterns.map((pattern) => new RegExp(`^(?:${pattern.source})$`));
+  return (value) => patterns.some((pattern) => pattern.test(value)) && keyHeaderProblem(plugin.header, value) === undefined && plugin.checkKey?.(value) === undefined;
+}
+
 /** Builds the per-request key reader; header names are lower-cased once, here. */
-export function createKeyReader(plugins: readonly ProviderPlugin[]): KeyReader {
+export function createKeyReader(plugins: readonly ProviderPlugin[], options: KeyReaderOptions = {}): KeyReader {
   const lookups = plugins.map((plugin) => ({ plugin, name: plugin.header.toLowerCase() }));
+  const google = options.googApiKey ? plugins.find((plugin) => plugin.id === 'google') : undefined;
+  const isGoogleKey = google ? wholeKeyTest(google) : undefined;
   return (headers) => {
     const keys = new Map<string, KeyPool>();
     for (const { plugin, name } of lookups) {
@@ -67,6 +88,11 @@ export function createKeyReader(plugins: readonly ProviderPlugin[]): KeyReader {
       const value = raw.trim();
       if (value === '') continue;
       keys.set(plugin.id, splitPool(plugin, plugin.header, value));
+    }
+    if (google && isGoogleKey && !keys.has(google.id) && headers[google.header.toLowerCase()] === undefined) {
+      const raw = headers[GOOG_API_KEY_HEADER];
+      const value = typeof raw === 'string' ? raw.trim() : '';
+      if (isGoogleKey(value)) keys.set(google.id, [value]);
     }
     return keys;
   };

@@ -20,7 +20,10 @@ import { parseResponsesRequest } from '../../server/api/responses/validate.ts';
 import { checkStream, messageSchema, parseEvents } from '../support/anthropic-events.ts';
 import { parseSse, responseEvents, sseEvents } from '../support/sse.ts';
 import { goldenCases, type GoldenApi } from './golden/cases.ts';
-import { answerFile, apiEncoders, encodeStream, goldenContext, partsFile, readJson, streamFile, toJsonText, wholeFile, withoutMarkers } from './golden/encode.ts';
+import { answerFile, apiEncoders, encodeStream, goldenContext, partsFile, readJson, servedBy, streamFile, toJsonText, wholeFile, withoutMarkers } from './golden/encode.ts';
+import { geminiEvents } from '../support/gemini.ts';
+import { geminiStream } from '../../server/api/gemini/stream.ts';
+import { parseGeminiRequest } from '../../server/api/gemini/validate.ts';
 import { recordCase } from './golden/record.ts';
 
 /** Parts or content without the tool-call ids the AI SDK makes up for Gemini, which has none (random per recording). */
@@ -34,6 +37,7 @@ function withoutMadeUpIds(items: readonly object[]): object[] {
 /** Each API's own reading of its events: chat's JSON data lines, Responses' typed events, Anthropic's schemas and block order. */
 function readAsClient(api: GoldenApi, events: string, failed: boolean): void {
   if (api === 'chat') sseEvents(events);
+  else if (api === 'gemini') geminiEvents(events);
   else if (api === 'responses') responseEvents(events);
   else if (failed) parseEvents(events);
   else checkStream(events);
@@ -47,7 +51,7 @@ describe('golden encoders: recorded AI SDK parts in, each API’s events out', f
       for (const [api, body] of Object.entries(golden.requests) as Array<[GoldenApi, unknown]>) {
         it(`${api}: the stream, event by event`, function () {
           const expected = readFileSync(streamFile(golden.name, api), 'utf8');
-          const actual = encodeStream(apiEncoders[api].stream(body, goldenContext()), parts, golden.fail);
+          const actual = encodeStream(apiEncoders[api].stream(body, goldenContext()), parts, golden.fail, servedBy(golden));
           const blocks = (text: string): string[] => parseSse(withoutMarkers(text)).map((event) => event.block);
           expect(blocks(actual)).to.deep.equal(blocks(expected));
           expect(actual, 'the same events, from the same parts').to.equal(expected);
@@ -55,7 +59,7 @@ describe('golden encoders: recorded AI SDK parts in, each API’s events out', f
         });
         if (whole === undefined) continue;
         it(`${api}: the whole answer`, function () {
-          const actual = apiEncoders[api].whole(whole, body, goldenContext());
+          const actual = apiEncoders[api].whole(whole, body, goldenContext(), servedBy(golden));
           expect(toJsonText(actual)).to.equal(readFileSync(answerFile(golden.name, api), 'utf8'));
           if (api === 'messages') messageSchema.parse(actual);
         });
@@ -100,6 +104,17 @@ describe('golden encoders: recorded AI SDK parts in, each API’s events out', f
       expect(id(a)).to.match(/^resp_[0-9a-f]{32}$/);
       expect(id(a)).to.not.equal(id(b));
       expect(a.end(finish)).to.include('response.completed');
+    });
+
+    it('gemini: a random responseId per stream, and the model that answers as modelVersion', function () {
+      const request = parseGeminiRequest({ contents: [{ parts: [{ text: 'Hi' }] }] }, { model: 'gemini-3.8-flash', stream: true, sse: true });
+      const ids = [geminiStream(request), geminiStream(request)].map((encoder) => {
+        encoder.start('groq/openai/gpt-oss-120b');
+        return geminiEvents(encoder.end(finish))[0] as { responseId: string; modelVersion: string };
+      });
+      expect(ids[0]?.responseId).to.match(/^[0-9a-f]{32}$/);
+      expect(ids[0]?.responseId).to.not.equal(ids[1]?.responseId);
+      expect(ids[0]?.modelVersion).to.equal('groq/openai/gpt-oss-120b');
     });
 
     it('messages: a random msg_ id of 24 hex digits per stream', function () {

@@ -6,7 +6,7 @@ import { lookUpModel } from '../lookup.ts';
 import { runWholeCall } from '../whole-call.ts';
 import { checkForModels, parseEmbeddingsRequest, type EmbeddingsRequest } from './request.ts';
 import { beginCall, type AttemptControl, type Candidate, type Router } from '../../routing/index.ts';
-import { authHeadersFor, type KeyReader } from '../../core/keys.ts';
+import { authHeadersFor, type KeyReader, type KeySet } from '../../core/keys.ts';
 
 export type EmbeddingModelSource = (model: CatalogModel) => Promise<EmbeddingModelV4>;
 
@@ -22,7 +22,7 @@ export interface EmbeddingsDeps {
   readonly clientOf?: (req: Request) => string;
 }
 
-interface Embedded {
+export interface Embedded {
   readonly vectors: number[][];
   /** Input tokens, when every upstream call reported them. */
   readonly tokens: number | undefined;
@@ -91,23 +91,40 @@ function answer(request: EmbeddingsRequest, model: CatalogModel, embedded: Embed
   return body;
 }
 
+/** One embeddings request of a client API, with the keys its route read. */
+export interface EmbeddingsCall {
+  readonly req: Request;
+  readonly res: Response;
+  readonly request: EmbeddingsRequest;
+  readonly keys: KeySet;
+}
+
+/**
+ * An embeddings request routed as `/v1/embeddings` routes it (OpenAI's body, or Gemini's
+ * embedContent): the model looked up, `dimensions` checked against every deployment it may go
+ * to, and the vectors of the first that answered, never of another family. Undefined when
+ * the caller went away.
+ */
+export async function routeEmbeddings(deps: EmbeddingsDeps, { req, res, request, keys }: EmbeddingsCall): Promise<{ value: Embedded; model: CatalogModel } | undefined> {
+  // A pinned embedding model the plugin does not declare is served when a live list of the request's keys holds it.
+  const findLive = (target: string) => deps.router.findLive(target, keys, () => deps.clientOf?.(req) ?? '', 'embedding');
+  const entry = await lookUpModel({ catalog: deps.catalog, target: request.model, kind: 'embedding', findLive });
+  checkForModels(request, entry);
+  return runWholeCall(res, deps, {
+    entry,
+    keys,
+    attempt: (candidate, control) => embedAll(request, deps.models, candidate, control),
+    tokensOf: (embedded) => ({ input: embedded.tokens }),
+  });
+}
+
 /** `POST /v1/embeddings`: OpenAI's embeddings API over the embedding models of the catalog. */
 export function embeddingsRoute(deps: EmbeddingsDeps): RequestHandler {
-  const { catalog, readKeys, models } = deps;
   return async (req: Request, res: Response) => {
-    const keys = readKeys(req.headers);
+    const keys = deps.readKeys(req.headers);
     res.locals.keys = keys;
     const request = parseEmbeddingsRequest(req.body, deps.maxInputs);
-    // A pinned embedding model the plugin does not declare is served when a live list of the request's keys holds it.
-    const findLive = (target: string) => deps.router.findLive(target, keys, () => deps.clientOf?.(req) ?? '', 'embedding');
-    const entry = await lookUpModel({ catalog, target: request.model, kind: 'embedding', findLive });
-    checkForModels(request, entry);
-    const done = await runWholeCall(res, deps, {
-      entry,
-      keys,
-      attempt: (candidate, control) => embedAll(request, models, candidate, control),
-      tokensOf: (embedded) => ({ input: embedded.tokens }),
-    });
+    const done = await routeEmbeddings(deps, { req, res, request, keys });
     if (done) res.json(answer(request, done.model, done.value));
   };
 }

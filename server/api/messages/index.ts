@@ -24,7 +24,7 @@ export function messagesApi(resolve: (model: string) => string): ClientApi<Messa
   };
 }
 
-/** `POST /v1/messages/count_tokens`: `{input_tokens}`, estimated here without any upstream call. */
+/** `POST /v1/messages/count_tokens`: `{input_tokens}`, estimated here without any upstream call, from the prompt Freeway would send. */
 export function countTokens(catalog: Catalog, resolve: (model: string) => string): RequestHandler {
   return async (req: Request, res: Response) => {
     const request = parseMessagesRequest(req.body, true);

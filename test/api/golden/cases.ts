@@ -16,7 +16,10 @@
  *   `delta.reasoning`), groq-tool-call.chunks.txt and groq-tool-call.json (the final
  *   chunk's `x_groq.usage`, the body's `x_groq`).
  * - Gemini: packages/google/src/__fixtures__/google-tool-call.chunks.txt and
- *   google-tool-call.json (a whole `functionCall` part in one chunk).
+ *   google-tool-call.json (a whole `functionCall` part in one chunk),
+ *   google-reasoning-gemini3.chunks.txt and google-reasoning-gemini3.json (Gemini 3's
+ *   thought signature: on an empty text part with the finish when streamed, on the text
+ *   part when whole).
  * - Token log probabilities: OpenAI's ChatCompletionTokenLogprob (`token`,
  *   `logprob`, `bytes`, `top_logprobs`) in `choices[].logprobs.content`, as the
  *   OpenAI API reference's chat completion chunk object documents it.
@@ -29,7 +32,7 @@
 /** A provider plugin whose AI SDK model the answer is played to: OpenAI-compatible (Cerebras), Groq's own, Gemini's. */
 export type GoldenProvider = 'cerebras' | 'groq' | 'google';
 
-export type GoldenApi = 'chat' | 'responses' | 'messages';
+export type GoldenApi = 'chat' | 'responses' | 'messages' | 'gemini';
 
 export interface GoldenCase {
   /** The fixtures' file stem. */
@@ -92,6 +95,9 @@ const hi = 'Invent a holiday';
 const chat = (extra: Record<string, unknown> = {}) => ({ model: 'free:auto', messages: [{ role: 'user', content: hi }], stream: true, ...extra });
 const responses = (extra: Record<string, unknown> = {}) => ({ model: 'free:auto', input: hi, stream: true, ...extra });
 const messages = (extra: Record<string, unknown> = {}) => ({ model: 'claude-sonnet-4-6', max_tokens: 1024, messages: [{ role: 'user', content: hi }], stream: true, ...extra });
+/** Gemini's body; the model, the method and `alt=sse` come from its path (golden/encode.ts). */
+const gemini = (extra: Record<string, unknown> = {}) => ({ contents: [{ role: 'user', parts: [{ text: hi }] }], ...extra });
+const geminiWeather = { functionDeclarations: [{ name: 'weather', description: 'The weather in a city', parametersJsonSchema: weather.function.parameters }] };
 
 const toolCallChunks = [
   openAIDelta({ role: 'assistant', content: null }),
@@ -127,7 +133,10 @@ const tokenLogprob = (token: string, logprob: number) => ({ token, logprob, byte
 const geminiSignature = 'EqUCCqICAb4+9vsh8Pd5taZVoPzSvjWWwzBrvhEQWBLCGa7IdY8FBMm7Z6dCKFU3Ft0la15gF7RaHe1NlPRygQec0bFwPDfMwGcUOMNiJiNIKxusCs4e';
 const geminiCall = { functionCall: { name: 'weather', args: { location: 'San Francisco' } }, thoughtSignature: geminiSignature };
 const geminiUsage = { promptTokenCount: 29, candidatesTokenCount: 15, totalTokenCount: 89, promptTokensDetails: [{ modality: 'TEXT', tokenCount: 29 }], thoughtsTokenCount: 45 };
-const gemini = { modelVersion: 'gemini-3-pro-preview', responseId: 'b36LacjwM668nsEP2tbsgQQ' };
+const geminiIds = { modelVersion: 'gemini-3-pro-preview', responseId: 'b36LacjwM668nsEP2tbsgQQ' };
+const gemini3Signature = 'EpAICo0IAb4+9vuku3oDHR5EQSMfPm5IpmH06lgm9aGICNAJKKfpVXU3971qpSGSFiIVb60jKjMU182kVfRyl9bViwRtwI1o4nFI';
+const gemini3Usage = { promptTokenCount: 9, candidatesTokenCount: 23, totalTokenCount: 334, promptTokensDetails: [{ modality: 'TEXT', tokenCount: 9 }], thoughtsTokenCount: 302 };
+const gemini3Ids = { modelVersion: 'gemini-3-pro-preview', responseId: 'M3iLaY-AI7zTxN8P3Piw4Qg' };
 
 const providerDisconnected = 'Provider disconnected';
 
@@ -149,7 +158,7 @@ const interrupted: GoldenCase = {
   chunks: [groqStart, ...['There', ' are'].map((content) => groqDelta({ content }))],
   done: false,
   fail: [502, 'freeway_provider_error', 'The stream from groq failed after it started: the upstream stream ended before it finished'],
-  requests: { chat: chat(), responses: responses(), messages: messages() },
+  requests: { chat: chat(), responses: responses(), messages: messages(), gemini: gemini() },
 };
 
 export const goldenCases: readonly GoldenCase[] = [
@@ -157,7 +166,7 @@ export const goldenCases: readonly GoldenCase[] = [
     name: 'text',
     about: 'plain text',
     ...openAIText('stop'),
-    requests: { chat: chat(), responses: responses(), messages: messages() },
+    requests: { chat: chat(), responses: responses(), messages: messages(), gemini: gemini() },
   },
   {
     name: 'usage',
@@ -170,7 +179,7 @@ export const goldenCases: readonly GoldenCase[] = [
       openAIUsageChunk({ ...openAIUsage, prompt_tokens_details: { cached_tokens: 32, audio_tokens: 0 }, completion_tokens_details: { ...openAIUsage.completion_tokens_details, reasoning_tokens: 4 } }),
     ],
     whole: openAIWhole({ content: words.join('') }, 'stop', { ...openAIUsage, prompt_tokens_details: { cached_tokens: 32, audio_tokens: 0 }, completion_tokens_details: { ...openAIUsage.completion_tokens_details, reasoning_tokens: 4 } }),
-    requests: { chat: chat({ stream_options: { include_usage: true } }), responses: responses(), messages: messages() },
+    requests: { chat: chat({ stream_options: { include_usage: true } }), responses: responses(), messages: messages(), gemini: gemini() },
   },
   {
     name: 'reasoning',
@@ -199,6 +208,7 @@ export const goldenCases: readonly GoldenCase[] = [
       chat: chat({ stream_options: { include_usage: true } }),
       responses: responses({ reasoning: { effort: 'low' } }),
       messages: messages({ thinking: { type: 'enabled', budget_tokens: 512 } }),
+      gemini: gemini({ generationConfig: { thinkingConfig: { includeThoughts: true, thinkingBudget: 512 } } }),
     },
   },
   {
@@ -208,7 +218,7 @@ export const goldenCases: readonly GoldenCase[] = [
     modelId: 'gpt-oss-120b',
     chunks: toolCallChunks,
     whole: toolCallWhole,
-    requests: { chat: chat({ tools: [weather] }), responses: responses({ tools: [responsesWeather] }), messages: messages({ tools: [messagesWeather] }) },
+    requests: { chat: chat({ tools: [weather] }), responses: responses({ tools: [responsesWeather] }), messages: messages({ tools: [messagesWeather] }), gemini: gemini({ tools: [geminiWeather] }) },
   },
   {
     name: 'legacy-functions',
@@ -225,15 +235,32 @@ export const goldenCases: readonly GoldenCase[] = [
     provider: 'google',
     modelId: 'gemini-2.5-flash',
     chunks: [
-      { candidates: [{ content: { parts: [geminiCall], role: 'model' }, index: 0 }], usageMetadata: geminiUsage, ...gemini },
-      { candidates: [{ content: { parts: [{ text: '' }], role: 'model' }, finishReason: 'STOP', index: 0 }], usageMetadata: geminiUsage, ...gemini },
+      { candidates: [{ content: { parts: [geminiCall], role: 'model' }, index: 0 }], usageMetadata: geminiUsage, ...geminiIds },
+      { candidates: [{ content: { parts: [{ text: '' }], role: 'model' }, finishReason: 'STOP', index: 0 }], usageMetadata: geminiUsage, ...geminiIds },
     ],
     whole: {
       candidates: [{ content: { parts: [geminiCall], role: 'model' }, finishReason: 'STOP', index: 0, finishMessage: 'Model generated function call(s).' }],
       usageMetadata: geminiUsage,
-      ...gemini,
+      ...geminiIds,
     },
-    requests: { chat: chat({ tools: [weather] }), responses: responses({ tools: [responsesWeather] }), messages: messages({ tools: [messagesWeather] }) },
+    requests: { chat: chat({ tools: [weather] }), responses: responses({ tools: [responsesWeather] }), messages: messages({ tools: [messagesWeather] }), gemini: gemini({ tools: [geminiWeather] }) },
+  },
+  {
+    name: 'gemini-signature',
+    about: "Gemini 3's thought signature on text (Google)",
+    provider: 'google',
+    modelId: 'gemini-3-pro-preview',
+    chunks: [
+      { candidates: [{ content: { parts: [{ text: 'There are **3** "r"s in strawberry.\n\n' }], role: 'model' }, index: 0 }], usageMetadata: gemini3Usage, ...gemini3Ids },
+      { candidates: [{ content: { parts: [{ text: 'St**r**awbe**rr**y' }], role: 'model' }, index: 0 }], usageMetadata: gemini3Usage, ...gemini3Ids },
+      { candidates: [{ content: { parts: [{ text: '', thoughtSignature: gemini3Signature }], role: 'model' }, finishReason: 'STOP', index: 0 }], usageMetadata: gemini3Usage, ...gemini3Ids },
+    ],
+    whole: {
+      candidates: [{ content: { parts: [{ text: 'There are **3** "r"s in strawberry.\n\nSt**r**awbe**rr**y', thoughtSignature: gemini3Signature }], role: 'model' }, finishReason: 'STOP', index: 0 }],
+      usageMetadata: gemini3Usage,
+      ...gemini3Ids,
+    },
+    requests: { chat: chat(), responses: responses(), messages: messages(), gemini: gemini() },
   },
   {
     name: 'logprobs',
@@ -255,7 +282,7 @@ export const goldenCases: readonly GoldenCase[] = [
     name: 'length',
     about: 'an answer cut by its token budget (finish reason length)',
     ...openAIText('length'),
-    requests: { chat: chat({ max_tokens: 6 }), responses: responses({ max_output_tokens: 16 }), messages: messages({ max_tokens: 6 }) },
+    requests: { chat: chat({ max_tokens: 6 }), responses: responses({ max_output_tokens: 16 }), messages: messages({ max_tokens: 6 }), gemini: gemini({ generationConfig: { maxOutputTokens: 6 } }) },
   },
   {
     name: 'error',
@@ -264,7 +291,7 @@ export const goldenCases: readonly GoldenCase[] = [
     modelId: 'gpt-oss-120b',
     chunks: [...textChunks.slice(0, 3), { ...openAI, error: { code: 'server_error', message: providerDisconnected }, choices: [{ index: 0, delta: { content: '' }, finish_reason: 'error' }] }],
     fail: [502, 'freeway_provider_error', `The stream from cerebras failed after it started: ${providerDisconnected}`],
-    requests: { chat: chat(), responses: responses(), messages: messages() },
+    requests: { chat: chat(), responses: responses(), messages: messages(), gemini: gemini() },
   },
   interrupted,
   {

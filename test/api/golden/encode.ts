@@ -1,5 +1,5 @@
 /**
- * Plays recorded AI SDK stream parts and whole answers through the three
+ * Plays recorded AI SDK stream parts and whole answers through the four
  * APIs' encoders, with fixed ids and a fixed clock, and writes what they make in
  * the golden files' form. Shared by test/api/encoders.test.ts and
  * scripts/record-golden.ts.
@@ -21,6 +21,9 @@ import { parseMessagesRequest } from '../../../server/api/messages/validate.ts';
 import { toResponse } from '../../../server/api/responses/response.ts';
 import { responsesStream } from '../../../server/api/responses/stream.ts';
 import { parseResponsesRequest } from '../../../server/api/responses/validate.ts';
+import { toGenerateContentResponse } from '../../../server/api/gemini/response.ts';
+import { geminiStream } from '../../../server/api/gemini/stream.ts';
+import { parseGeminiRequest } from '../../../server/api/gemini/validate.ts';
 import type { GoldenApi, GoldenCase } from './cases.ts';
 
 export const goldenDir = new URL('./', import.meta.url).pathname;
@@ -36,8 +39,15 @@ export function goldenContext(): EncoderContext {
 
 interface ApiEncoders {
   stream(body: unknown, context: EncoderContext): StreamEncoder;
-  whole(answer: WholeAnswer, body: unknown, context: EncoderContext): unknown;
+  /** `served`: the catalog id of the model that answered, which Gemini's answer names. */
+  whole(answer: WholeAnswer, body: unknown, context: EncoderContext, served: string): unknown;
 }
+
+/** Gemini's request: the body, with the model, the method and `alt=sse` its path would give. */
+const geminiRequest = (body: unknown) => parseGeminiRequest(structuredClone(body), { model: 'gemini-3.8-flash', stream: true, sse: true });
+
+/** The catalog id of the model a case's answer comes from. */
+export const servedBy = (golden: Pick<GoldenCase, 'provider' | 'modelId'>): string => `${golden.provider}/${golden.modelId}`;
 
 /** Each API's encoders, from its request body as a caller sends it (validated as Freeway validates it). */
 export const apiEncoders: Record<GoldenApi, ApiEncoders> = {
@@ -56,6 +66,10 @@ export const apiEncoders: Record<GoldenApi, ApiEncoders> = {
     stream: (body, context) => messagesStream(parseMessagesRequest(structuredClone(body)), context),
     whole: (answer, body, context) => toMessage(answer, parseMessagesRequest(structuredClone(body)), context),
   },
+  gemini: {
+    stream: (body, context) => geminiStream(geminiRequest(body), context),
+    whole: (answer, body, context, served) => toGenerateContentResponse(answer, geminiRequest(body), served, context),
+  },
 };
 
 /** A thrown value in words: an Error's name and message, anything else (an upstream's error object) as JSON. */
@@ -72,8 +86,8 @@ export function describeThrown(thrown: unknown): string {
  * written for it, so the file shows which part made which event and stays a stream
  * any SSE client reads.
  */
-export function encodeStream(encoder: StreamEncoder, parts: readonly LanguageModelV4StreamPart[], fail: GoldenCase['fail']): string {
-  let out = `: start\n${encoder.start()}`;
+export function encodeStream(encoder: StreamEncoder, parts: readonly LanguageModelV4StreamPart[], fail: GoldenCase['fail'], served?: string): string {
+  let out = `: start\n${encoder.start(served)}`;
   const failed = (what: string, thrown: unknown): string => {
     if (!fail) throw new Error(`${what} threw, and the case names no failure: ${describeThrown(thrown)}`);
     const [status, type, message] = fail;
