@@ -1,6 +1,6 @@
 // @ts-check
 // The client APIs the playground speaks: how each asks for a streamed answer and how each stream
-// reads. Another API (Gemini's) is one more entry of CLIENT_APIS.
+// reads. Each client API is one entry of CLIENT_APIS.
 
 /**
  * @typedef {{ role: 'user' | 'assistant', content: string }} Turn
@@ -8,7 +8,7 @@
  * @typedef {{ input: number, output: number, total: number }} TokenUsage
  * @typedef {{ text?: string, usage?: TokenUsage, error?: string }} StreamStep
  * @typedef {{
- *   id: string, label: string, path: string,
+ *   id: string, label: string, path: (settings: Settings) => string,
  *   body: (turns: Turn[], settings: Settings) => Record<string, unknown>,
  *   read: (event: string, data: any) => StreamStep
  * }} ClientApi
@@ -34,7 +34,7 @@ function withOptional(body, optional) {
 const chatCompletions = {
   id: 'chat',
   label: 'Chat completions (OpenAI)',
-  path: '/v1/chat/completions',
+  path: () => '/v1/chat/completions',
   body: (turns, settings) =>
     withOptional(
       {
@@ -60,7 +60,7 @@ const chatCompletions = {
 const responses = {
   id: 'responses',
   label: 'Responses (OpenAI)',
-  path: '/v1/responses',
+  path: () => '/v1/responses',
   body: (turns, settings) =>
     withOptional(
       { model: settings.model, ...(settings.system ? { instructions: settings.system } : {}), input: turns, stream: true },
@@ -83,7 +83,7 @@ const responses = {
 const messages = {
   id: 'messages',
   label: 'Messages (Anthropic)',
-  path: '/v1/messages',
+  path: () => '/v1/messages',
   body: (turns, settings) =>
     withOptional(
       { model: settings.model, max_tokens: settings.maxTokens ?? MESSAGES_DEFAULT_MAX_TOKENS, ...(settings.system ? { system: settings.system } : {}), messages: turns, stream: true },
@@ -99,7 +99,38 @@ const messages = {
   },
 };
 
-export const CLIENT_APIS = [chatCompletions, responses, messages];
+/** @type {ClientApi} */
+const gemini = {
+  id: 'gemini',
+  label: 'Gemini (Google)',
+  // The model is part of Gemini's path; alt=sse asks for server-sent events.
+  path: (settings) => `/v1beta/models/${encodeURIComponent(settings.model)}:streamGenerateContent?alt=sse`,
+  body: (turns, settings) => {
+    /** @type {Record<string, number>} */
+    const generationConfig = {};
+    if (settings.temperature !== undefined) generationConfig.temperature = settings.temperature;
+    if (settings.maxTokens !== undefined) generationConfig.maxOutputTokens = settings.maxTokens;
+    return {
+      ...(settings.system ? { systemInstruction: { parts: [{ text: settings.system }] } } : {}),
+      contents: turns.map((turn) => ({ role: turn.role === 'assistant' ? 'model' : 'user', parts: [{ text: turn.content }] })),
+      ...(Object.keys(generationConfig).length > 0 ? { generationConfig } : {}),
+    };
+  },
+  read(_event, data) {
+    if (data?.error) return { error: data.error.message ?? 'The stream failed.' };
+    /** @type {StreamStep} */
+    const step = {};
+    /** @type {Array<{ text?: unknown, thought?: unknown }>} */
+    const parts = data?.candidates?.[0]?.content?.parts ?? [];
+    const text = parts.map((part) => (typeof part.text === 'string' && part.thought !== true ? part.text : '')).join('');
+    if (text !== '') step.text = text;
+    const usage = data?.usageMetadata;
+    if (usage) step.usage = { ...tokens(usage.promptTokenCount, usage.candidatesTokenCount), total: usage.totalTokenCount ?? (usage.promptTokenCount ?? 0) + (usage.candidatesTokenCount ?? 0) };
+    return step;
+  },
+};
+
+export const CLIENT_APIS = [chatCompletions, responses, messages, gemini];
 
 /**
  * Reads a server-sent event stream, calling `onEvent` with each event's name and parsed data

@@ -100,13 +100,13 @@ function currentApi() {
 
 /**
  * Streams one answer into `answer`, filling `meta` as it comes; returns its text (what came before a failure too).
- * @param {{ api: ClientApi, body: Record<string, unknown>, answer: HTMLElement, meta: AnswerMeta, signal: AbortSignal }} call
+ * @param {{ api: ClientApi, path: string, body: Record<string, unknown>, answer: HTMLElement, meta: AnswerMeta, signal: AbortSignal }} call
  */
-async function stream({ api, body, answer, meta, signal }) {
+async function stream({ api, path, body, answer, meta, signal }) {
   const started = performance.now();
   let text = '';
   const error = byId('play-error');
-  const response = await freeway(api.path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal }, keyHeaders());
+  const response = await freeway(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal }, keyHeaders());
   meta.provider = response.headers.get('X-Freeway-Provider') ?? '';
   meta.model = response.headers.get('X-Freeway-Model') ?? '';
   meta.attempts = response.headers.get('X-Freeway-Attempts') ?? '';
@@ -158,8 +158,10 @@ async function send() {
   turnElement('user', text);
   message.value = '';
   const answer = turnElement('assistant', '');
-  const body = api.body([...history], { model: selectById('model').value || 'free:auto', system: textAreaById('system-prompt').value.trim(), temperature: numberField('temperature'), maxTokens: numberField('max-tokens') });
-  lastRequest = { path: api.path, body };
+  const settings = { model: selectById('model').value || 'free:auto', system: textAreaById('system-prompt').value.trim(), temperature: numberField('temperature'), maxTokens: numberField('max-tokens') };
+  const body = api.body([...history], settings);
+  const path = api.path(settings);
+  lastRequest = { path, body };
   buttonById('copy-curl').disabled = false;
   const controller = new AbortController();
   const mine = conversation;
@@ -170,7 +172,7 @@ async function send() {
   const meta = { provider: '', model: '', attempts: '' };
   let answered = '';
   try {
-    answered = await stream({ api, body, answer: answer.body, meta, signal: controller.signal });
+    answered = await stream({ api, path, body, answer: answer.body, meta, signal: controller.signal });
   } catch (failure) {
     if (mine === conversation) error.textContent = controller.signal.aborted ? 'Stopped.' : `The request failed: ${messageOf(failure)}`;
   } finally {
@@ -214,7 +216,7 @@ function lastRequestAsCurl() {
   if (!lastRequest) return '';
   const { headers } = setupHeaders(inputById('curl-keys').checked);
   return [
-    `curl -sN ${window.location.origin}${lastRequest.path} -H 'Content-Type: application/json' \\`,
+    `curl -sN ${shellQuote(window.location.origin + lastRequest.path)} -H 'Content-Type: application/json' \\`,
     ...curlHeaders(headers).map((line) => `${line} \\`),
     `  -d ${shellQuote(JSON.stringify(lastRequest.body))}`,
   ].join('\n');

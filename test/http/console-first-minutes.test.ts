@@ -264,6 +264,7 @@ describe('the console: the first ten minutes', function () {
     for (const [api, label] of [
       ['/v1/responses', 'Responses (OpenAI)'],
       ['/v1/messages', 'Messages (Anthropic)'],
+      ['/v1beta/models/free%3Aauto:streamGenerateContent?alt=sse', 'Gemini (Google)'],
     ] as const) {
       it(`streams on ${label}: the answer, its tokens, and the request on ${api}`, async function () {
         const page = await bench.open();
@@ -341,7 +342,7 @@ describe('the console: the first ten minutes', function () {
       await page.getByLabel('with my keys').check();
       await page.getByRole('button', { name: 'Copy as curl' }).click();
       const [plain = '', withKey = ''] = (await page.evaluate('window.copiedByCommand')) as string[];
-      expect(plain.split('\n').slice(0, 2)).to.deep.equal([`curl -sN ${bench.freeway.url}/v1/chat/completions -H 'Content-Type: application/json' \\`, '  -H "X-Groq-Key: $GROQ_API_KEY" \\']);
+      expect(plain.split('\n').slice(0, 2)).to.deep.equal([`curl -sN '${bench.freeway.url}/v1/chat/completions' -H 'Content-Type: application/json' \\`, '  -H "X-Groq-Key: $GROQ_API_KEY" \\']);
       expect(plain).to.match(/-d '\{"model":"free:auto","messages":\[\{"role":"user","content":"Say hello"\}\],"stream":true/);
       expect(plain).to.not.include(key);
       expect(withKey).to.include(`  -H 'X-Groq-Key: ${key}' \\`);
