@@ -36,6 +36,8 @@ export interface ClientApi<Req> {
   parse(body: unknown): Req;
   /** The catalog id or alias to route to. */
   target(request: Req): string;
+  /** The model as the caller named it, where `target` maps it (a model map): messages name both. */
+  sentModel?(request: Req): string;
   callOptions(request: Req): CallOptions;
   /** Capabilities a model must have to take the request at all (tools, images, ...). */
   needs(request: Req): Capability[];
@@ -253,7 +255,9 @@ export function completionRoute<Req>(api: ClientApi<Req>, deps: CompletionDeps):
     const callOptions = api.callOptions(request);
     const alias = isAlias(entry);
     const conversation = alias && deps.conversations ? conversationId(deps.conversations, { target: entry.id, keys, prompt: callOptions.prompt }) : undefined;
-    const plan = await router.plan({ entry, keys, needs: alias ? api.needs(request) : [], client, strategy, conversation });
+    const sent = api.sentModel?.(request);
+    const label = sent !== undefined && sent !== target ? `${sent} (mapped to ${target})` : undefined;
+    const plan = await router.plan({ entry, keys, needs: alias ? api.needs(request) : [], client, strategy, conversation, label });
     const user = api.user(request);
     const extras: RequestExtras = api.extras ? { ...api.extras(request), user } : { user };
     const attempts: AttemptLog[] = [];

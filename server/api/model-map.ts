@@ -21,5 +21,5 @@ export function modelResolver(catalog: Catalog, mappings: readonly ModelMapping[
 export function withModelMap<Req>(api: ClientApi<Req>, mappings: readonly ModelMapping[], catalog: Catalog): ClientApi<Req> {
   if (mappings.length === 0) return api;
   const resolve = modelResolver(catalog, mappings);
-  return { ...api, target: (request) => resolve(api.target(request)) };
+  return { ...api, target: (request) => resolve(api.target(request)), sentModel: (request) => api.target(request) };
 }

@@ -223,7 +223,8 @@ export const errorCatalogue = {
     status: 502,
     type: 'freeway_all_providers_failed',
     message: 'All providers failed: {reasons}',
-    remedy: 'Every candidate failed or was skipped; retry after `Retry-After`, or send keys of more providers.',
+    remedy:
+      'Every candidate failed or was skipped, each named as `provider: reason` (an upstream error, a wait for its health, a prompt too large for it, or a key whose model list holds none of the alias\'s models or whose models are quarantined); retry after `Retry-After`, or send keys of more providers.',
   },
   FREEWAY_STREAM_DEADLINE: {
     status: 504,

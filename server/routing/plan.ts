@@ -51,8 +51,10 @@ export interface ProviderKeys {
 }
 
 export interface Plan {
-  /** `free:…` or `{provider}/{modelId}`, for messages. */
+  /** `free:…` or `{provider}/{modelId}`. */
   readonly target: string;
+  /** What messages name: the target, or what was sent and what it mapped to (`claude-sonnet-4-6 (mapped to free:tool-use)`). */
+  readonly label: string;
   readonly pinned: boolean;
   /**
    * One per model, in the order they are tried, each with the first usable key of
@@ -90,6 +92,8 @@ export interface PlanInput {
   readonly qualityBand: number;
   /** The catalog id of the model that answered the conversation's last turn: it goes first when it is a candidate of the leading tier. */
   readonly preferred?: string;
+  /** How messages name the entry when a model map chose it (`claude-sonnet-4-6 (mapped to free:tool-use)`); its id when absent. */
+  readonly label?: string;
   readonly exploreShare: number;
   /** The first-token latency estimate of a pool's model (`poolModelId`), when one is known. */
   readonly latency: (id: string) => number | undefined;
@@ -107,15 +111,15 @@ function headerList(models: readonly CatalogModel[]): string {
 }
 
 /** The models an entry may be served by with these keys; a 401 naming the headers to send when none. */
-export function candidateModels(entry: Alias | CatalogModel, keys: KeySet, needs: readonly Capability[]): readonly CatalogModel[] {
+export function candidateModels(entry: Alias | CatalogModel, keys: KeySet, needs: readonly Capability[], label: string = entry.id): readonly CatalogModel[] {
   if (!('models' in entry)) {
-    if (!keys.has(entry.provider.id)) throw freewayError('FREEWAY_KEY_HEADER_MISSING', { model: entry.id, header: entry.provider.header });
+    if (!keys.has(entry.provider.id)) throw freewayError('FREEWAY_KEY_HEADER_MISSING', { model: label, header: entry.provider.header });
     return [entry];
   }
   const capable = needs.length === 0 ? entry.models : entry.models.filter((model) => hasAll(model, needs));
   const models = capable.filter((model) => keys.has(model.provider.id));
   if (models.length === 0) {
-    const what = needs.length === 0 ? entry.id : `${entry.id} with ${needs.join(' and ')}`;
+    const what = needs.length === 0 ? label : `${label} with ${needs.join(' and ')}`;
     throw freewayError('FREEWAY_NO_PROVIDER_KEY', { what, headers: headerList(capable) });
   }
   return models;
@@ -186,8 +190,26 @@ function liveAliasModels(input: PlanInput, provider: CatalogModel['provider'], l
   return merged;
 }
 
-/** An alias's models for this request's keys, once some key has a live list or a quarantined model. */
-function learntModels(input: PlanInput, providerKeys: ReadonlyMap<string, ProviderKeys>): CatalogModel[] {
+/** What the alias asked for, with the capabilities the request needs: `free:auto with vision`. */
+function wanted(input: PlanInput): string {
+  const name = input.label ?? input.entry.id;
+  return input.needs.length === 0 ? name : `${name} with ${input.needs.join(' and ')}`;
+}
+
+/** Why a key the alias could use has nothing to try: its live list holds none of the alias's models, or they are quarantined. */
+function nothingToTry(input: PlanInput, choice: PoolKey, candidates: readonly CatalogModel[]): string {
+  const listed = choice.list ? candidates.filter((model) => choice.list?.models.has(model.spec.id)) : candidates.filter((model) => !isLiveOnly(model));
+  const first = listed.find((model) => choice.quarantined?.has(model.spec.id));
+  if (!first) return `its model list (GET /v1/models with the key) holds none of ${wanted(input)}'s models`;
+  const more = listed.length > 1 ? ` and ${listed.length - 1} more` : '';
+  return `the models of ${wanted(input)} it serves are quarantined: ${first.spec.id} (${choice.quarantined?.get(first.spec.id) ?? 'not found'})${more}`;
+}
+
+/**
+ * An alias's models for this request's keys, once some key has a live list or a quarantined model.
+ * A provider whose keys have nothing to try is named in `skips`, each key with why.
+ */
+function learntModels(input: PlanInput, providerKeys: ReadonlyMap<string, ProviderKeys>, skips: Skips): CatalogModel[] {
   const byProvider = new Map<string, CatalogModel[]>();
   for (const model of input.models) {
     const group = byProvider.get(model.provider.id);
@@ -202,8 +224,10 @@ function learntModels(input: PlanInput, providerKeys: ReadonlyMap<string, Provid
       input.view && providerLists?.some((list) => list !== undefined)
         ? liveAliasModels(input, provider, providerLists, group).filter((model) => hasAll(model, input.needs))
         : group;
-    const { usable } = providerKeys.get(id) as ProviderKeys;
+    const { usable, count } = providerKeys.get(id) as ProviderKeys;
+    const before = result.length;
     for (const model of candidates) if (usable.some((choice) => canUse(choice, model))) result.push(model);
+    if (result.length === before) for (const choice of usable) skips.skipped.push(`${keyName(id, choice.position, count)}: ${nothingToTry(input, choice, candidates)}`);
   }
   return result;
 }
@@ -308,7 +332,7 @@ export function planCandidates(input: PlanInput): Plan {
   const skips: Skips = { skipped: [], retryAfterSeconds: undefined };
   for (const id of input.healthIds.keys()) providerKeys.set(id, providerKeysOf(input, id, lookHealth, skips));
   const learnt = !pinned && input.view !== undefined && (input.lists !== undefined || (input.quarantined?.size ?? 0) > 0);
-  const models = learnt ? learntModels(input, providerKeys) : input.models;
+  const models = learnt ? learntModels(input, providerKeys, skips) : input.models;
   const candidates = preferFirst(orderCandidates(input, models, providerKeys, pinned), input.preferred);
-  return { target: entry.id, pinned, candidates, keys: providerKeys, skipped: skips.skipped, retryAfterSeconds: skips.retryAfterSeconds };
+  return { target: entry.id, label: input.label ?? entry.id, pinned, candidates, keys: providerKeys, skipped: skips.skipped, retryAfterSeconds: skips.retryAfterSeconds };
 }

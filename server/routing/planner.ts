@@ -43,6 +43,8 @@ export interface PlanRequest {
   readonly strategy?: RoutingStrategy;
   /** The request's conversation (routing/sticky.ts): the model that answered its last turn goes first, where it can. */
   readonly conversation?: string;
+  /** How messages name what was asked for, when it is not the entry's id: `claude-sonnet-4-6 (mapped to free:tool-use)`. */
+  readonly label?: string;
 }
 
 export interface Planner {
@@ -108,8 +110,8 @@ export function createPlanner(deps: PlannerDeps): Planner {
     return lists;
   }
 
-  async function plan({ entry, keys, needs, client = noClient, strategy, conversation }: PlanRequest): Promise<Plan> {
-    const models = candidateModels(entry, keys, needs);
+  async function plan({ entry, keys, needs, client = noClient, strategy, conversation, label }: PlanRequest): Promise<Plan> {
+    const models = candidateModels(entry, keys, needs, label);
     const pinned = !('models' in entry);
     const hashed = hashKeys(models, keys, hashKey);
     const lists = pinned ? undefined : await liveLists({ entry, models, keys, client }, hashed);
@@ -139,6 +141,7 @@ export function createPlanner(deps: PlannerDeps): Planner {
       routing: strategy ?? deps.routing,
       qualityBand: deps.qualityBand,
       preferred,
+      label,
       exploreShare: deps.exploreShare,
       latency: latencyOf,
       random: deps.random,

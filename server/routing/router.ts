@@ -413,12 +413,12 @@ async function runPlan<T>(ctx: RouterContext, request: RunRequest<T>): Promise<R
       const needed = candidate.model.spec.contextWindow;
       remaining = remaining.slice(next).filter((other) => other.model.spec.contextWindow > needed);
       next = 0;
-      if (remaining.length === 0) throw contextTooLong(plan.target, run.failures);
+      if (remaining.length === 0) throw contextTooLong(plan.label, run.failures);
     }
   }
   // Every candidate was skipped for its size, none for its health: the request is the problem.
   if (run.tried === 0 && run.tooLarge > 0 && plan.skipped.length === 0) throw requestTooLarge(inputOf(run) ?? 0, plan.candidates.map((candidate) => candidate.model));
-  const summary = { target: plan.target, pinned: plan.pinned, provider: plan.candidates[0]?.model.provider.id, skipped: plan.skipped, retryAfterSeconds: plan.retryAfterSeconds };
+  const summary = { target: plan.label, pinned: plan.pinned, provider: plan.candidates[0]?.model.provider.id, skipped: plan.skipped, retryAfterSeconds: plan.retryAfterSeconds };
   throw exhausted(summary, run.failures, run.tried);
 }
 

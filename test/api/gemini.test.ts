@@ -82,9 +82,9 @@ describe('Gemini API: routes, streams, errors and keys', function () {
         ['gemini-3-flash-preview', 'free:auto'],
       ];
       for (const [name, alias] of cases) {
-        // Without a key the 401 names the alias the name was mapped to.
+        // Without a key the 401 names the model sent and the alias it was mapped to.
         const res = await postJson(freeway, `/v1beta/models/${name}:generateContent`, hi);
-        await expectGoogleError(res, 401, 'UNAUTHENTICATED', new RegExp(`^No provider key for ${alias}\\. Send one of: `));
+        await expectGoogleError(res, 401, 'UNAUTHENTICATED', new RegExp(`^No provider key for ${name.replace(/\./g, '\\.')} \\(mapped to ${alias}\\)\\. Send one of: `));
       }
       await expectGoogleError(await postJson(freeway, '/v1beta/models/gemma-9:generateContent', hi, groq), 404, 'NOT_FOUND', /^Unknown model: gemma-9\./);
     });

@@ -5,6 +5,8 @@ import { providerPlugins, startFreeway, type RunningFreeway } from '../support/f
 import { hello, postChat } from '../support/http.ts';
 import { testKeys } from '../support/keys.ts';
 import { expectError } from '../support/errors.ts';
+import { curatedIds, groqWithListing, modelNotFound, provider } from '../support/live-models.ts';
+import { startUpstream, type FakeUpstream } from '../support/upstream.ts';
 
 describe('errors that say what to do', () => {
   let freeway: RunningFreeway;
@@ -221,5 +223,85 @@ describe('errors that say what to do', () => {
     const res = await postChat(freeway.url, hello('free:vision'), { Authorization: 'Bearer unused', 'X-Cerebras-Key': testKeys.cerebras as string });
     expect(res.status).to.equal(401);
     expect(res.json.error.message).to.not.include('does not read provider keys');
+  });
+});
+
+describe('errors that name what was asked for and why nothing could be tried', () => {
+  let freeway: RunningFreeway;
+  let upstream: FakeUpstream;
+  const tryingGroq = async (env: Record<string, string>): Promise<RunningFreeway> => {
+    freeway = await startFreeway({ plugins: [await groqWithListing()], env: { GROQ_BASE_URL: upstream.url, MODELS_LIVE: 'on', ...env } });
+    return freeway;
+  };
+  beforeEach(async () => {
+    upstream = await startUpstream();
+  });
+  afterEach(async () => {
+    await freeway?.close();
+    await upstream.close();
+  });
+
+  it("a key whose model list holds none of the alias's models: the 502 names the key and why, not 'no candidate could be tried'", async () => {
+    upstream.handle(provider(() => ['some/unknown-live-model']));
+    const server = await tryingGroq({});
+    const auto = await postChat(server.url, { model: 'free:reasoning', messages: [{ role: 'user', content: 'hi' }] }, { 'X-Groq-Key': testKeys.groq as string });
+    expect(auto.status).to.equal(502);
+    expect(auto.json.error.type).to.equal('freeway_all_providers_failed');
+    expect(auto.json.error.message).to.equal("All providers failed: groq: its model list (GET /v1/models with the key) holds none of free:reasoning's models");
+    expect(upstream.requests.filter((req) => req.method === 'POST')).to.have.length(0);
+  });
+
+  it('a key whose models are all quarantined: the 502 says which and why', async () => {
+    const curated = curatedIds(await groqWithListing());
+    upstream.handle(provider(() => curated, (model, _req, res) => modelNotFound(res, model)));
+    const server = await tryingGroq({ MODEL_QUARANTINE_MS: '3600000', ROUTING: 'priority' });
+    const keys = { 'X-Groq-Key': testKeys.groq as string };
+    const first = await postChat(server.url, hello('free:auto'), keys);
+    expect(first.status).to.equal(502);
+    const again = await postChat(server.url, hello('free:auto'), keys);
+    expect(again.status).to.equal(502);
+    expect(again.json.error.message).to.match(
+      new RegExp(`^All providers failed: groq: the models of free:auto it serves are quarantined: ${curated[0]?.replace(/[/.]/g, '\\$&')} \\(404 The model .* does not exist.*\\)${curated.length > 1 ? ` and ${curated.length - 1} more` : ''}$`),
+    );
+  });
+
+  it('a mapped model name is named with what it was mapped to: chat completions with MODEL_MAP', async () => {
+    const server = await tryingGroq({ MODEL_MAP: 'gpt-4o=free:vision,my-model=groq/openai/gpt-oss-120b' });
+    const alias = await postChat(server.url, hello('gpt-4o'), {});
+    expect(alias.status).to.equal(401);
+    expect(alias.json.error.type).to.equal('authentication_error');
+    expect(alias.json.error.message).to.match(/^No provider key for gpt-4o \(mapped to free:vision\)\. Send one of: /);
+    const pinned = await postChat(server.url, hello('my-model'), {});
+    expect([pinned.status, pinned.json.error.type, pinned.json.error.message]).to.deep.equal([401, 'authentication_error', 'my-model (mapped to groq/openai/gpt-oss-120b) needs the X-Groq-Key header.']);
+    // A catalog id is named as it is.
+    const plain = await postChat(server.url, hello('free:vision'), {});
+    expect(plain.json.error.message).to.match(/^No provider key for free:vision\. Send one of: /);
+  });
+
+  it("a Claude model name on /v1/messages is named with the alias it maps to, in Anthropic's shape", async () => {
+    const server = await tryingGroq({});
+    const res = await fetch(`${server.url}/v1/messages`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'anthropic-version': '2023-06-01' },
+      body: JSON.stringify({ model: 'claude-sonnet-4-6', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] }),
+    });
+    expect(res.status).to.equal(401);
+    const body = (await res.json()) as { type: string; error: { type: string; message: string } };
+    expect(body.type).to.equal('error');
+    expect(body.error.type).to.equal('authentication_error');
+    expect(body.error.message).to.match(/^No provider key for claude-sonnet-4-6 \(mapped to free:tool-use\)\. Send one of: /);
+  });
+
+  it("a Gemini model name is named with the alias it maps to, in Google's envelope", async () => {
+    const server = await tryingGroq({});
+    const res = await fetch(`${server.url}/v1beta/models/gemini-3.8-flash:generateContent`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'hi' }] }] }),
+    });
+    expect(res.status).to.equal(401);
+    const body = (await res.json()) as { error: { code: number; status: string; message: string } };
+    expect(body.error.code).to.equal(401);
+    expect(body.error.message).to.match(/^No provider key for gemini-3\.8-flash \(mapped to free:[a-z-]+\)\. Send one of: /);
   });
 });

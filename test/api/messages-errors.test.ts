@@ -158,7 +158,7 @@ describe('Messages API errors and operations', function () {
     });
 
     it('401 authentication_error without a key for any candidate', async function () {
-      expectError(await call(freeway.url, 'POST', '/v1/messages', hi()), 401, 'authentication_error', /^No provider key for free:tool-use\. Send one of: X-Groq-Key, X-Google-Key, /);
+      expectError(await call(freeway.url, 'POST', '/v1/messages', hi()), 401, 'authentication_error', /^No provider key for claude-sonnet-4-6 \(mapped to free:tool-use\)\. Send one of: X-Groq-Key, X-Google-Key, /);
     });
 
     it('404 not_found_error for a model that is neither in the catalog nor mapped', async function () {

@@ -437,7 +437,7 @@ describe('Messages API (POST /v1/messages)', function () {
       expect(error).to.be.instanceOf(Anthropic.AuthenticationError);
       const body = (error as InstanceType<typeof Anthropic.AuthenticationError>).error as any;
       expect(body.error.type).to.equal('authentication_error');
-      expect(body.error.message).to.match(/^No provider key for free:tool-use with vision\. Send one of: /);
+      expect(body.error.message).to.match(/^No provider key for claude-sonnet-4-6 \(mapped to free:tool-use\) with vision\. Send one of: /);
       expect(upstream.requests).to.have.length(0);
     });
   });
@@ -479,7 +479,7 @@ describe('Messages API (POST /v1/messages)', function () {
         .then(() => undefined, (caught: unknown) => caught);
       expect(error).to.be.instanceOf(Anthropic.AuthenticationError);
       expect(((error as InstanceType<typeof Anthropic.AuthenticationError>).error as any).error.message).to.equal(
-        'No provider key for free:tool-use with pdf. Send one of: X-Google-Key.',
+        'No provider key for claude-sonnet-4-6 (mapped to free:tool-use) with pdf. Send one of: X-Google-Key.',
       );
     });
   });

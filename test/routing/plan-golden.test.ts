@@ -189,6 +189,28 @@ describe('planning (golden, no server)', () => {
       { order: ['alpha/a-small key 1/2', 'alpha/a-large key 2/2'], skipped: [], retryAfterSeconds: undefined },
     ],
     [
+      "a key whose live list holds none of the alias's models is named, with why",
+      { keys: { alpha: ['a'], beta: ['b'] }, lists: { alpha: [['a-other']], beta: [undefined] } },
+      { order: ['beta/b-large key 1/1'], skipped: ["alpha: its model list (GET /v1/models with the key) holds none of free:auto's models"], retryAfterSeconds: undefined },
+    ],
+    [
+      "a pool's keys with nothing to try are each named, with the capability asked for",
+      { keys: { alpha: ['a1', 'a2'], beta: ['b'] }, needs: ['tool-use'], lists: { alpha: [['a-small'], []], beta: [undefined] } },
+      {
+        order: ['beta/b-large key 1/1'],
+        skipped: [
+          "alpha key 1: its model list (GET /v1/models with the key) holds none of free:auto with tool-use's models",
+          "alpha key 2: its model list (GET /v1/models with the key) holds none of free:auto with tool-use's models",
+        ],
+        retryAfterSeconds: undefined,
+      },
+    ],
+    [
+      'a key whose models are all quarantined is named, with the first quarantine and how many more',
+      { keys: { alpha: ['a'], beta: ['b'] }, quarantined: { 'alpha:h(a)': ['a-large', 'a-small'] } },
+      { order: ['beta/b-large key 1/1'], skipped: ['alpha: the models of free:auto it serves are quarantined: a-large (quarantined) and 1 more'], retryAfterSeconds: undefined },
+    ],
+    [
       'a model quarantined for a key is skipped by the alias',
       { keys: { alpha: ['a'], beta: ['b'] }, quarantined: { 'alpha:h(a)': ['a-large'] } },
       { order: ['alpha/a-small key 1/1', 'beta/b-large key 1/1'], skipped: [], retryAfterSeconds: undefined },

@@ -31,6 +31,7 @@ export function geminiApi(target: GeminiTarget, resolve: (model: string) => stri
   return {
     parse: (body) => parseGeminiRequest(body, target, hostedTools),
     target: (request) => resolve(request.model),
+    sentModel: (request) => request.model,
     callOptions: toCallOptions,
     needs: requiredCapabilities,
     stream: (request) => request.stream,

@@ -14,6 +14,7 @@ export function messagesApi(resolve: (model: string) => string): ClientApi<Messa
   return {
     parse: (body) => parseMessagesRequest(body),
     target: (request) => resolve(request.model),
+    sentModel: (request) => request.model,
     callOptions: toCallOptions,
     needs: requiredCapabilities,
     stream: (request) => request.stream === true,
