@@ -1,4 +1,4 @@
-import type { LanguageModelV4, LanguageModelV4CallOptions, LanguageModelV4StreamPart } from '@ai-sdk/provider';
+import type { LanguageModelV4, LanguageModelV4CallOptions, LanguageModelV4StreamPart, SharedV4ProviderMetadata } from '@ai-sdk/provider';
 import type { CatalogModel } from '../../catalog/catalog.ts';
 import { openAICompatibleOptions, tokenLogprobs, type TokenLogprob } from '../../providers/openai-compatible.ts';
 import type { FetchFunction, ModelFactoryOptions, ProviderPlugin, RequestExtras } from '../../providers/types.ts';
@@ -180,6 +180,9 @@ export async function collectStream(opened: OpenedStream, control: Attempt, maxB
   };
   let text = '';
   let reasoning = '';
+  // The last metadata a provider gave text and reasoning (Gemini's thought signature): the whole answer carries it on that part.
+  let textMetadata: SharedV4ProviderMetadata | undefined;
+  let reasoningMetadata: SharedV4ProviderMetadata | undefined;
   const toolCalls: RoutedContent[] = [];
   let finish: RoutedFinish | undefined;
   let logprobs: TokenLogprob[] | undefined;
@@ -193,10 +196,20 @@ export async function collectStream(opened: OpenedStream, control: Attempt, maxB
       case 'text-delta':
         grow(part.delta);
         text += part.delta;
+        if (part.providerMetadata) textMetadata = part.providerMetadata;
         break;
       case 'reasoning-delta':
         grow(part.delta);
         reasoning += part.delta;
+        if (part.providerMetadata) reasoningMetadata = part.providerMetadata;
+        break;
+      case 'text-start':
+      case 'text-end':
+        if (part.providerMetadata) textMetadata = part.providerMetadata;
+        break;
+      case 'reasoning-start':
+      case 'reasoning-end':
+        if (part.providerMetadata) reasoningMetadata = part.providerMetadata;
         break;
       case 'tool-input-delta':
         // The normaliser gathers these into the call's end: they take memory before it arrives.
@@ -226,8 +239,8 @@ export async function collectStream(opened: OpenedStream, control: Attempt, maxB
   }
   const { finishReason, usage } = finish as RoutedFinish;
   const content: RoutedContent[] = [];
-  if (reasoning !== '') content.push({ type: 'reasoning', text: reasoning });
-  if (text !== '') content.push({ type: 'text', text });
+  if (reasoning !== '') content.push(reasoningMetadata ? { type: 'reasoning', text: reasoning, providerMetadata: reasoningMetadata } : { type: 'reasoning', text: reasoning });
+  if (text !== '') content.push(textMetadata ? { type: 'text', text, providerMetadata: textMetadata } : { type: 'text', text });
   content.push(...toolCalls);
   return logprobs ? { content, finishReason, usage, logprobs } : { content, finishReason, usage };
 }

@@ -246,10 +246,15 @@ describe('Gemini API: the mapping in and out', function () {
 
       const whole = (await (await generate(freeway, 'google/gemini-3.8-flash', { ...body, generationConfig: {} }, google)).json()) as any;
       const wholeParts = whole.candidates[0].content.parts;
-      // No thought without includeThoughts. (A whole answer from routing keeps the metadata of its calls only, so a
-      // signature on text reaches a caller that streams; the call's, which Gemini 3 checks, reaches both.)
+      // No thought without includeThoughts; the text's and the call's signatures as they came.
       expect(wholeParts.map((part: any) => part.text ?? part.functionCall.name)).to.deep.equal(['Looking.', 'list_directory']);
+      expect(wholeParts[0].thoughtSignature).to.equal('g-text');
       expect(wholeParts[1].thoughtSignature).to.equal('g-call');
+      const withThoughts = (await (await generate(freeway, 'google/gemini-3.8-flash', body, google)).json()) as any;
+      expect(withThoughts.candidates[0].content.parts.slice(0, 2)).to.deep.equal([
+        { text: 'Thinking about files', thought: true, thoughtSignature: 'g-thought' },
+        { text: 'Looking.', thoughtSignature: 'g-text' },
+      ]);
     });
   });
 

@@ -65,6 +65,12 @@ function argsOf(input: string): Record<string, unknown> {
   }
 }
 
+/** A text or thought part with Google's signature, when its model gave one. */
+function signed(part: { text: string; thought?: true }, metadata: SharedV4ProviderMetadata | undefined): OutPart {
+  const signature = signatureOf(metadata);
+  return signature === undefined ? part : { ...part, thoughtSignature: signature };
+}
+
 export function callPart(id: string, name: string, input: string, metadata: SharedV4ProviderMetadata | undefined): OutPart {
   const signature = signatureOf(metadata);
   const part: OutPart = { functionCall: { id, name, args: argsOf(input) } };
@@ -91,9 +97,9 @@ export function toGenerateContentResponse(result: WholeAnswer, request: GeminiRe
   const parts: OutPart[] = [];
   for (const part of result.content) {
     if (part.type === 'reasoning') {
-      if (showsThoughts(request) && part.text !== '') parts.push({ text: part.text, thought: true });
+      if (showsThoughts(request) && part.text !== '') parts.push(signed({ text: part.text, thought: true }, part.providerMetadata));
     } else if (part.type === 'text') {
-      if (part.text !== '') parts.push({ text: part.text });
+      if (part.text !== '') parts.push(signed({ text: part.text }, part.providerMetadata));
     } else parts.push(callPart(part.toolCallId, part.toolName, typeof part.input === 'string' ? part.input : JSON.stringify(part.input), part.providerMetadata));
   }
   if (parts.length === 0) parts.push({ text: '' });
