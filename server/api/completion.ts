@@ -10,7 +10,7 @@ import {
   CallerGone,
   StreamFailed,
   classifyFailure,
-  conversationId,
+  conversationOf,
   routedModel,
   type AttemptLog,
   type CallOptions,
@@ -254,15 +254,15 @@ export function completionRoute<Req>(api: ClientApi<Req>, deps: CompletionDeps):
     const strategy = routingOf(req);
     const callOptions = api.callOptions(request);
     const alias = isAlias(entry);
-    const conversation = alias && deps.conversations ? conversationId(deps.conversations, { target: entry.id, keys, prompt: callOptions.prompt }) : undefined;
+    const conversation = alias && deps.conversations ? conversationOf(deps.conversations, { target: entry.id, keys, prompt: callOptions.prompt }) : undefined;
     const sent = api.sentModel?.(request);
     const label = sent !== undefined && sent !== target ? `${sent} (mapped to ${target})` : undefined;
-    const plan = await router.plan({ entry, keys, needs: alias ? api.needs(request) : [], client, strategy, conversation, label });
+    const plan = await router.plan({ entry, keys, needs: alias ? api.needs(request) : [], client, strategy, conversation: conversation?.laterTurn ? conversation.id : undefined, label });
     const user = api.user(request);
     const extras: RequestExtras = api.extras ? { ...api.extras(request), user } : { user };
     const attempts: AttemptLog[] = [];
     locals.attempts = attempts;
-    const model = routedModel(router, { plan, keys, models, extras, attempts, maxResponseBytes: deps.maxResponseBytes, conversation });
+    const model = routedModel(router, { plan, keys, models, extras, attempts, maxResponseBytes: deps.maxResponseBytes, conversation: conversation?.id });
     const options = { ...callOptions, abortSignal: callerController(res, deps.shutdown).signal };
     try {
       if (api.stream(request)) {

@@ -8,7 +8,7 @@
  */
 export type { Attempt, AttemptControl, AttemptLog } from './attempt.ts';
 export { estimateInputTokens } from './estimate.ts';
-export { conversationId } from './sticky.ts';
+export { conversationOf, type Conversation } from './sticky.ts';
 export { CallerGone, failoverTable, type PolicyRow, type StepKind } from './failover.ts';
 export { HEALTH_TIMINGS, healthPolicy, viewHealth, type HealthView } from './health.ts';
 export { createUpstreamFetch } from './http-client.ts';

@@ -29,8 +29,16 @@ function* pieces(target: string, keys: KeySet, prompt: readonly LanguageModelV4M
   yield* firstTurn(first);
 }
 
-/** A conversation's id, or undefined for a prompt without a user turn. */
-export function conversationId(hash: TextHasher, { target, keys, prompt }: { readonly target: string; readonly keys: KeySet; readonly prompt: readonly LanguageModelV4Message[] }): string | undefined {
+/** A request's conversation: its id, and whether the request continues it (an earlier answer is in the prompt). */
+export interface Conversation {
+  readonly id: string;
+  /** Only a later turn has a model to go back to; a first turn only keeps the model that answers it. */
+  readonly laterTurn: boolean;
+}
+
+/** A request's conversation, or undefined for a prompt without a user turn. */
+export function conversationOf(hash: TextHasher, { target, keys, prompt }: { readonly target: string; readonly keys: KeySet; readonly prompt: readonly LanguageModelV4Message[] }): Conversation | undefined {
   const first = prompt.find((message): message is Extract<LanguageModelV4Message, { role: 'user' }> => message.role === 'user');
-  return first ? hash('conversation', pieces(target, keys, prompt, first)) : undefined;
+  if (!first) return undefined;
+  return { id: hash('conversation', pieces(target, keys, prompt, first)), laterTurn: prompt.some((message) => message.role === 'assistant' || message.role === 'tool') };
 }

@@ -19,8 +19,9 @@ export type TextHasher = (namespace: string, pieces: Iterable<string>) => string
 /** `namespace:HMAC-SHA256(secret, pieces)`, each piece with its length before it, so that no two lists of pieces read alike. */
 export function createTextHasher(secret: string): TextHasher {
   return (namespace, pieces) => {
-    const hmac = createHmac('sha256', secret);
-    for (const piece of pieces) hmac.update(`${piece.length}:`).update(piece);
-    return `${namespace}:${hmac.digest('base64url')}`;
+    // One string, one update: each call into the hash costs more than the copy.
+    let text = '';
+    for (const piece of pieces) text += `${piece.length}:${piece}`;
+    return `${namespace}:${createHmac('sha256', secret).update(text).digest('base64url')}`;
   };
 }
