@@ -142,7 +142,7 @@ function createServices(deps: AppDeps) {
   indexModels(catalog);
   const metrics = createMetrics();
   const healthStore = metrics.watchHealth(stores.healthStore);
-  const latency = metrics.watchLatency(createLatencyTracker());
+  const latency = metrics.watchLatency(createLatencyTracker(undefined, config.state.healthMaxRecords));
   const upstreamFetch = deps.fetch ?? createUpstreamFetch();
   const knowledge = createModelKnowledge({
     config,

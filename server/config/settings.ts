@@ -219,7 +219,7 @@ export const settings = {
       env: 'HEALTH_MAX_RECORDS',
       default: 100_000,
       min: 1,
-      doc: 'Provider keys whose health and round-robin turn a process (or the cluster primary) keeps in memory; past it the least recently written record goes, and that key is tried again like a new one. With `REDIS_URL` records expire in Redis instead (give Redis a `maxmemory` with `volatile-lru`)',
+      doc: 'Provider keys whose health and round-robin turn a process (or the cluster primary) keeps in memory; past it the least recently written record goes, and that key is tried again like a new one. With `REDIS_URL` records expire in Redis instead (give Redis a `maxmemory` with `volatile-lru`). Also the most time-to-first-token estimates and learnt per-request token limits (each per key and model) a process keeps',
     }),
     readyzRequireRedis: flag({
       env: 'READYZ_REQUIRE_REDIS',

@@ -56,6 +56,8 @@ export interface RouterDeps {
   readonly config: {
     readonly routing: Pick<Config['routing'], 'strategy' | 'exploreShare' | 'maxAttempts'> & Partial<Pick<Config['routing'], 'qualityBand' | 'fitMargin' | 'learnedLimitMs'>>;
     readonly timeouts: Pick<Config['timeouts'], 'requestMs' | 'firstTokenMs' | 'streamIdleMs' | 'streamMaxDurationMs'>;
+    /** HEALTH_MAX_RECORDS bounds the learnt per-request limits too; 100,000 when absent. */
+    readonly state?: Pick<Config['state'], 'healthMaxRecords'>;
   };
   readonly health: HealthStore;
   readonly hashKey: KeyHasher;
@@ -143,14 +145,12 @@ interface RequestLimits {
   learn(healthId: string, modelId: string, limit: number): void;
 }
 
-/** The most learnt per-request limits a process keeps (keys x models); past it the least recently learnt goes. */
-const MAX_REQUEST_LIMITS = 100_000;
-
 /** The id a learnt per-request limit is kept under: one key's limit for one model. */
 const requestLimitId = (healthId: string, modelId: string): string => `${healthId}|${modelId}`;
 
-function createRequestLimits(keepMs: number, now: () => number): RequestLimits {
-  const limits = createBoundedMap<number>(MAX_REQUEST_LIMITS, MAX_REQUEST_LIMITS * 128);
+/** At most `maxEntries` (HEALTH_MAX_RECORDS) limits, one per key and model; past it the least recently learnt goes. */
+function createRequestLimits(keepMs: number, maxEntries: number, now: () => number): RequestLimits {
+  const limits = createBoundedMap<number>(maxEntries, maxEntries * 256);
   return {
     get: (healthId, modelId) => limits.get(requestLimitId(healthId, modelId), now()),
     learn(healthId, modelId, limit) {
@@ -442,7 +442,7 @@ export function createRouter(deps: RouterDeps): Router {
     knowledge,
     noCreditWaitMs: knowledge?.noCreditWaitMs ?? DEFAULT_NO_CREDIT_WAIT_MS,
     learnedOutputLimits: new Map(),
-    requestLimits: createRequestLimits(config.routing.learnedLimitMs ?? DEFAULT_LEARNED_LIMIT_MS, now),
+    requestLimits: createRequestLimits(config.routing.learnedLimitMs ?? DEFAULT_LEARNED_LIMIT_MS, config.state?.healthMaxRecords ?? 100_000, now),
     fitMargin: config.routing.fitMargin ?? DEFAULT_FIT_MARGIN,
     sticky: deps.sticky,
     usage,
