@@ -5,12 +5,12 @@
  * Installs Codex CLI (`@openai/codex`), Claude Code (`@anthropic-ai/claude-code`),
  * opencode (`opencode-ai`) and Gemini CLI (`@google/gemini-cli`) on demand into a
  * cache folder (not into Freeway's dependencies), starts a fake provider on
- * 127.0.0.1 that plays Cerebras (OpenAI-compatible) and Google (Gemini's API) and
+ * 127.0.0.1 that plays Cerebras and Groq (OpenAI-compatible) and Google (Gemini's API) and
  * Freeway in front of it, configures each client as docs/clients.md says, and
  * runs one prompt that needs a shell-tool round trip: the fake provider asks the
  * client's shell tool to `echo` a nonce, and answers `ROUND TRIP OK <nonce>` only
  * once the tool's output with the nonce came back. A client passes when it prints
- * that answer. Gemini CLI runs twice: with a Cerebras key in its custom headers
+ * that answer. Gemini CLI runs twice: with a Groq key in its custom headers
  * (`gemini`), and with only a Google key as its GEMINI_API_KEY (`gemini-google`).
  * Each run is bounded (CLIENT_TIMEOUT_MS, 180 s) and the script stops itself.
  *
@@ -40,6 +40,14 @@ const pinned: Readonly<Record<string, string>> = { '@openai/codex': '0.169.0', '
 
 /** A Cerebras-shaped key: the fake provider ignores it, Freeway only needs one. */
 const cerebrasKey = 'csk-clients0000000000000000000000000000000000000000';
+/**
+ * A Groq-shaped key, for Gemini CLI on a Groq key alone. Groq states a key's tokens per minute in
+ * every answer (x-ratelimit-limit-tokens); this one is on the Developer plan (250,000). On the free
+ * plan gpt-oss takes 8,000, less than one of Gemini CLI's requests (about 11,000 by Freeway's
+ * estimate): Freeway then answers "Request too large" without a call, as Groq would with its 413.
+ */
+const groqKey = 'gsk_clients000000000000000000000000000000000000000000';
+const GROQ_DEVELOPER_TPM = '250000';
 /** A Google-shaped key (Freeway's Google pattern, AIza...), for the run with GEMINI_API_KEY alone. */
 const googleKey = 'AIzaClients000000000000000000000000000000';
 
@@ -129,6 +137,7 @@ function fakeProvider(nonce: string) {
   let calls = 0;
   return (req: SeenRequest, res: ServerResponse): void => {
     if (req.path.includes(':streamGenerateContent') || req.path.includes(':generateContent')) return fakeGoogle(nonce, req, res);
+    if (String(req.headers.authorization).includes(groqKey)) res.setHeader('x-ratelimit-limit-tokens', GROQ_DEVELOPER_TPM);
     const body = req.body ?? {};
     const messages = (body.messages ?? []) as ChatMessage[];
     const tools = ((body.tools ?? []) as Array<{ function: { name: string } }>).map((tool) => tool.function.name);
@@ -235,7 +244,7 @@ env_http_headers = { "X-Cerebras-Key" = "CEREBRAS_API_KEY" }
     id: 'gemini',
     pkg: '@google/gemini-cli',
     bin: 'gemini',
-    prepare: (home, freeway, prompt) => prepareGemini(home, freeway, prompt, { GEMINI_API_KEY: 'freeway', GEMINI_CLI_CUSTOM_HEADERS: `X-Cerebras-Key: ${cerebrasKey}` }),
+    prepare: (home, freeway, prompt) => prepareGemini(home, freeway, prompt, { GEMINI_API_KEY: 'freeway', GEMINI_CLI_CUSTOM_HEADERS: `X-Groq-Key: ${groqKey}` }),
   },
   {
     id: 'gemini-google',
@@ -313,7 +322,7 @@ async function main(): Promise<void> {
   for (const client of chosen) {
     const nonce = randomBytes(6).toString('hex');
     const upstream = await startUpstream(fakeProvider(nonce));
-    const freeway = await startFreeway({ env: { CEREBRAS_BASE_URL: upstream.url, GOOGLE_BASE_URL: upstream.url } });
+    const freeway = await startFreeway({ env: { CEREBRAS_BASE_URL: upstream.url, GROQ_BASE_URL: upstream.url, GOOGLE_BASE_URL: upstream.url } });
     const home = await mkdtemp(join(tmpdir(), `freeway-${client.id}-`));
     try {
       const prompt = `Run the shell command \`echo nonce-${nonce}\` and tell me what it printed. (${nonce})`;
