@@ -3,7 +3,7 @@
  * exports `run(): Promise<AttackResult>`) against Freeway in a child process on
  * 127.0.0.1, one after the other, and prints what each one held. Exits 1 when a
  * bound was broken. Loopback only; each attack stops itself, and the whole run
- * is stopped after `--budget` seconds (180).
+ * is stopped after `--budget` seconds (300).
  *
  *   npm run attack                          all attacks on this checkout
  *   npm run attack -- slow-readers          only the named ones
@@ -23,7 +23,7 @@ const folder = fileURLToPath(new URL('./attack/', import.meta.url));
 function parseArgs(argv: readonly string[]): { root: string | undefined; only: string[]; json: boolean; budgetS: number } {
   let root: string | undefined;
   let json = false;
-  let budgetS = 180;
+  let budgetS = 300;
   const only: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] as string;
