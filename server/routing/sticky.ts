@@ -8,25 +8,20 @@ import type { TextHasher } from '../state/key-hash.ts';
  * KEY_HASH_SECRET, so that nothing of the content (nor a plain hash of it) is kept.
  */
 
-/** The pieces of a first user turn: its text, and what names its files. */
-function* firstTurn(message: Extract<LanguageModelV4Message, { role: 'user' }>): Generator<string> {
-  for (const part of message.content) {
-    if (part.type === 'text') yield part.text;
-    else if (part.data.type === 'text') yield part.data.text;
-    else if (part.data.type === 'url') yield part.data.url.href;
-    else if (part.data.type === 'data' && typeof part.data.data === 'string') yield part.data.data;
-    else yield part.mediaType;
+/** The pieces of a conversation's id, in order: the target, each provider (sorted) with its keys, the system prompt, the first user turn's text and what names its files. */
+function pieces(target: string, keys: KeySet, prompt: readonly LanguageModelV4Message[], first: Extract<LanguageModelV4Message, { role: 'user' }>): string[] {
+  const out = [target];
+  const providers = keys.size === 1 ? keys.keys() : [...keys.keys()].sort();
+  for (const provider of providers) out.push(provider, ...(keys.get(provider) ?? []));
+  for (const message of prompt) if (message.role === 'system') out.push(message.content);
+  for (const part of first.content) {
+    if (part.type === 'text') out.push(part.text);
+    else if (part.data.type === 'text') out.push(part.data.text);
+    else if (part.data.type === 'url') out.push(part.data.url.href);
+    else if (part.data.type === 'data' && typeof part.data.data === 'string') out.push(part.data.data);
+    else out.push(part.mediaType);
   }
-}
-
-function* pieces(target: string, keys: KeySet, prompt: readonly LanguageModelV4Message[], first: Extract<LanguageModelV4Message, { role: 'user' }>): Generator<string> {
-  yield target;
-  for (const provider of [...keys.keys()].sort()) {
-    yield provider;
-    yield* keys.get(provider) ?? [];
-  }
-  for (const message of prompt) if (message.role === 'system') yield message.content;
-  yield* firstTurn(first);
+  return out;
 }
 
 /** A request's conversation: its id, and whether the request continues it (an earlier answer is in the prompt). */

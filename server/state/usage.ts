@@ -219,22 +219,17 @@ const tokens = (value: number | undefined): number => (value !== undefined && Nu
 const anonymousSuffix = `:${ANONYMOUS}`;
 
 export function createUsageCounter({ store, warn, now = Date.now, flushMs = 100 }: UsageCounterOptions): UsageCounter {
-  let pending = new Map<string, MutableRecord>();
+  // Key id -> model -> its counts of `day`: two lookups by strings already made, no key string built per count.
+  let pending = new Map<string, Map<string, MutableRecord>>();
   let timer: NodeJS.Timeout | undefined;
   let dayStart = -1;
   let day = '';
-  const today = (at: number): string => {
-    if (at < dayStart || at >= dayStart + DAY_MS) {
-      dayStart = at - (at % DAY_MS);
-      day = utcDay(dayStart);
-    }
-    return day;
-  };
   const flush = async (): Promise<void> => {
     if (timer) clearTimeout(timer);
     timer = undefined;
     if (pending.size === 0) return;
-    const records = [...pending.values()];
+    const records: MutableRecord[] = [];
+    for (const byModel of pending.values()) for (const record of byModel.values()) records.push(record);
     pending = new Map();
     try {
       await store.add(records, now());
@@ -243,11 +238,18 @@ export function createUsageCounter({ store, warn, now = Date.now, flushMs = 100 
     }
   };
   const recordOf = (id: string, model: string): MutableRecord => {
-    const on = today(now());
-    const at = `${on}|${id}|${model}`;
-    let record = pending.get(at);
+    const at = now();
+    if (at < dayStart || at >= dayStart + DAY_MS) {
+      // A new day: what is pending belongs to the day before, and is written as it is.
+      void flush();
+      dayStart = at - (at % DAY_MS);
+      day = utcDay(dayStart);
+    }
+    let byModel = pending.get(id);
+    if (!byModel) pending.set(id, (byModel = new Map()));
+    let record = byModel.get(model);
     if (!record) {
-      pending.set(at, (record = blank(id, on, model)));
+      byModel.set(model, (record = blank(id, day, model)));
       if (!timer) {
         timer = setTimeout(() => void flush(), flushMs);
         timer.unref();

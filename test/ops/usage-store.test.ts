@@ -116,6 +116,23 @@ describe('usage per key: the counter', function () {
     await memory.close();
   });
 
+  it('counts pending across midnight stay on the day they were made: the day before is written first', async function () {
+    const memory = createMemoryUsageStore();
+    let at = Date.parse(`${DAY}T23:59:59.900Z`);
+    const counter = createUsageCounter({ store: memory, warn: () => {}, now: () => at, flushMs: 60_000 });
+    counter.count('groq:a', 'groq/m1', REQUEST_EVENT);
+    counter.count('groq:a', 'groq/m1', REQUEST_EVENT);
+    at += 200;
+    counter.count('groq:a', 'groq/m1', REQUEST_EVENT);
+    const [a] = await counter.read(['groq:a']);
+    expect((a ?? []).map((found) => [found.day, found.requests])).to.have.deep.members([
+      [DAY, 2],
+      ['2026-11-28', 1],
+    ]);
+    await counter.close();
+    await memory.close();
+  });
+
   it('a store that fails is logged and its counts dropped; requests never see it', async function () {
     const warned: string[] = [];
     const counter = createUsageCounter({ store: unreachable, warn: (_topic, message) => warned.push(message), now: () => NOON });
