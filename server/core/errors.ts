@@ -217,14 +217,14 @@ export const errorCatalogue = {
     status: 502,
     type: 'freeway_provider_error',
     message: 'Provider failed: {reasons}',
-    remedy: 'The pinned provider failed (rate limit, outage, bad key: the reasons say which); retry after `Retry-After`, or use an alias to fail over.',
+    remedy: 'The pinned provider failed (rate limit, outage, bad key: the reasons say which); retry after `Retry-After`, or use an alias to fail over. `connection error (ENOTFOUND)` or `(EAI_AGAIN)`: this machine cannot look the provider up (no network or no DNS; Freeway calls providers directly, through no proxy); `(ECONNREFUSED)`: nothing listens where the provider\'s `<ID>_BASE_URL` points.',
   },
   FREEWAY_ALL_PROVIDERS_FAILED: {
     status: 502,
     type: 'freeway_all_providers_failed',
     message: 'All providers failed: {reasons}',
     remedy:
-      'Every candidate failed or was skipped, each named as `provider: reason` (an upstream error, a wait for its health, a prompt too large for it, or a key whose model list holds none of the alias\'s models or whose models are quarantined); retry after `Retry-After`, or send keys of more providers.',
+      'Every candidate failed or was skipped, each named as `provider: reason` (an upstream error, a wait for its health, a prompt too large for it, or a key whose model list holds none of the alias\'s models or whose models are quarantined); retry after `Retry-After`, or send keys of more providers. Every reason a `connection error (ENOTFOUND)`: this machine cannot reach the providers (no network or no DNS; Freeway calls providers directly, through no proxy).',
   },
   FREEWAY_STREAM_DEADLINE: {
     status: 504,

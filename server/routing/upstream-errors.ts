@@ -223,6 +223,24 @@ interface FailureFields {
 }
 
 /** Any error an AI SDK model call can throw -> what happened, for routing, health and the caller's message. */
+/** A system error code as Node names it (`ENOTFOUND`, `ECONNREFUSED`, `UND_ERR_SOCKET`): no text of the answer, no address. */
+const systemCode = /^[A-Z][A-Z0-9_]{2,31}$/;
+
+/**
+ * `connection error`, with the system's code when the error's causes carry one: `connection error (ENOTFOUND)`
+ * says that this machine could not look the provider up (no network, DNS, a proxy), `ECONNREFUSED` that nothing
+ * listens where `<ID>_BASE_URL` points.
+ */
+function connectionReason(error: unknown): string {
+  let at: unknown = error;
+  for (let depth = 0; depth < 4 && at instanceof Error; depth++) {
+    const code = (at as { code?: unknown }).code;
+    if (typeof code === 'string' && systemCode.test(code)) return `connection error (${code})`;
+    at = at.cause;
+  }
+  return 'connection error';
+}
+
 export function classifyFailure(error: unknown, { redact, keys, signalReason, rules = [], now = Date.now() }: ClassifyOptions): Failure {
   const failure = ({ kind, label, reason, status, retryAfterMs, maxOutputTokens }: FailureFields): Failure => {
     const made: Failure = { kind, status, label, reason: shortReason(redact(reason, keys)), retryAfterMs };
@@ -242,7 +260,7 @@ export function classifyFailure(error: unknown, { redact, keys, signalReason, ru
   }
   if (APICallError.isInstance(error)) {
     const status = error.statusCode;
-    if (status === undefined) return failure({ kind: 'connection', label: 'connection', reason: 'connection error' });
+    if (status === undefined) return failure({ kind: 'connection', label: 'connection', reason: connectionReason(error) });
     if (status >= 200 && status < 300) {
       // The AI SDK's "Failed to process successful response": say what was wrong with it.
       const cause = error.cause instanceof Error ? error.cause.message : error.message;
@@ -277,7 +295,7 @@ export function classifyFailure(error: unknown, { redact, keys, signalReason, ru
     return errorType === undefined ? classified : { ...classified, errorType };
   }
   if (error instanceof TypeError && /fetch failed|terminated|socket|ECONN|network/i.test(error.message)) {
-    return failure({ kind: 'connection', label: 'connection', reason: 'connection error' });
+    return failure({ kind: 'connection', label: 'connection', reason: connectionReason(error) });
   }
   const event = errorEventMessage(error);
   if (event !== undefined) {

@@ -383,7 +383,7 @@ describe('errors over HTTP: upstream failures', () => {
     expect(upstream.requests).to.have.length(1);
   });
 
-  it('502 freeway_provider_error: connection error', async () => {
+  it('502 freeway_provider_error: connection error, with the system\'s code (nothing listens where CEREBRAS_BASE_URL points)', async () => {
     const closed = createServer();
     closed.listen(0, '127.0.0.1');
     await once(closed, 'listening');
@@ -394,7 +394,7 @@ describe('errors over HTTP: upstream failures', () => {
       await chat(fw, { model: 'cerebras/llama-3.3-70b', messages: hi }, keyHeaders('cerebras')),
       502,
       'freeway_provider_error',
-      'Provider failed: cerebras: connection error',
+      'Provider failed: cerebras: connection error (ECONNREFUSED)',
     );
   });
 

@@ -260,3 +260,24 @@ describe('error rules that match a documented error code', () => {
     expect(matchingRule(rules, 429, 'a body that mentions "code": 1302 in its text')?.name).to.equal('anything else');
   });
 });
+
+describe('connection errors name the system code, nothing else', () => {
+  const classify = (error: unknown) => classifyFailure(error, { redact, keys: [] });
+  const systemError = (code: string, message: string): Error => Object.assign(new Error(message), { code });
+
+  it('fetch failing to look the provider up is connection error (ENOTFOUND): no network, DNS or a proxy on this machine', () => {
+    const failure = classify(new TypeError('fetch failed', { cause: systemError('ENOTFOUND', 'getaddrinfo ENOTFOUND api.groq.com') }));
+    expect([failure.kind, failure.reason]).to.deep.equal(['connection', 'connection error (ENOTFOUND)']);
+  });
+
+  it("the AI SDK's call error without a status carries the code of its cause's cause", () => {
+    const cause = new TypeError('fetch failed', { cause: systemError('ECONNRESET', 'read ECONNRESET') });
+    const error = new APICallError({ message: 'Cannot connect to API: fetch failed', url: 'https://api.groq.com/openai/v1/chat/completions', requestBodyValues: {}, cause });
+    expect(classify(error).reason).to.equal('connection error (ECONNRESET)');
+  });
+
+  it('a code that is not a system code, or none, leaves the reason plain: no message text reaches the caller', () => {
+    expect(classify(new TypeError('fetch failed', { cause: systemError('gsk_secret value', 'x') })).reason).to.equal('connection error');
+    expect(classify(new TypeError('fetch failed', { cause: new Error('socket hang up') })).reason).to.equal('connection error');
+  });
+});
