@@ -117,3 +117,20 @@ export function tokenCount(value: unknown): number | undefined {
 
 /** The window from which a listed model joins `free:long-context`, as the curated lists count it. */
 export const LONG_CONTEXT_TOKENS = 100_000;
+
+/**
+ * A listed model whose entry states its window and output maximum (Groq's `context_window`, SambaNova's and
+ * OVHcloud's `context_length`, and `max_completion_tokens`): its kind told by its id, `long-context` from
+ * LONG_CONTEXT_TOKENS up, and a count that is not a positive whole number left out.
+ */
+export function listedWithLimits(id: string, free: boolean, limits: { readonly contextWindow: unknown; readonly maxOutputTokens: unknown }): ListedModel {
+  const contextWindow = tokenCount(limits.contextWindow);
+  const maxOutputTokens = tokenCount(limits.maxOutputTokens);
+  return {
+    id,
+    kind: kindFromId(id),
+    free,
+    ...(contextWindow === undefined ? {} : { contextWindow, capabilities: contextWindow >= LONG_CONTEXT_TOKENS ? ['long-context'] : [] }),
+    ...(maxOutputTokens === undefined ? {} : { maxOutputTokens }),
+  };
+}

@@ -1,4 +1,4 @@
-import { bearerAuth, kindFromId, openAIModelListing, type OpenAIModelEntry, tokenCount, LONG_CONTEXT_TOKENS } from '../openai-compatible.ts';
+import { bearerAuth, listedWithLimits, openAIModelListing, type OpenAIModelEntry } from '../openai-compatible.ts';
 import { openAIQuotaHeaders, quotaReader } from '../quota.ts';
 import { nextUtcMidnight, retryHintAt, secondsHeaderAt } from '../resets.ts';
 import type { ListedModel, ProviderPlugin } from '../types.ts';
@@ -16,15 +16,7 @@ const DECOMMISSIONED_AUGUST = 'https://console.groq.com/docs/deprecations#august
  */
 function describeGroqModel(entry: OpenAIModelEntry): ListedModel | undefined {
   if (entry.active === false) return undefined;
-  const contextWindow = tokenCount(entry.context_window);
-  const maxOutputTokens = tokenCount(entry.max_completion_tokens);
-  return {
-    id: entry.id,
-    kind: kindFromId(entry.id),
-    free: true,
-    ...(contextWindow === undefined ? {} : { contextWindow, capabilities: contextWindow >= LONG_CONTEXT_TOKENS ? ['long-context'] : [] }),
-    ...(maxOutputTokens === undefined ? {} : { maxOutputTokens }),
-  };
+  return listedWithLimits(entry.id, true, { contextWindow: entry.context_window, maxOutputTokens: entry.max_completion_tokens });
 }
 
 const groq: ProviderPlugin = {

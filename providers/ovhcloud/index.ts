@@ -1,4 +1,4 @@
-import { bearerAuth, kindFromId, openAIModelListing, openAICompatibleEmbeddingModel, openAICompatibleModel, type OpenAIModelEntry, tokenCount, LONG_CONTEXT_TOKENS } from '../openai-compatible.ts';
+import { bearerAuth, listedWithLimits, openAIModelListing, openAICompatibleEmbeddingModel, openAICompatibleModel, type OpenAIModelEntry } from '../openai-compatible.ts';
 import type { ListedModel, ProviderPlugin } from '../types.ts';
 import { ovhcloudEmbeddingModels } from './embeddings.ts';
 import { intelligenceIndex } from '../quality.ts';
@@ -14,15 +14,7 @@ const GETTING_STARTED = 'https://github.com/ovh/docs/blob/develop/pages/public_c
  * are billed per token, so nothing listed is free on a key.
  */
 function describe(entry: OpenAIModelEntry): ListedModel {
-  const contextWindow = tokenCount(entry.context_length);
-  const maxOutputTokens = tokenCount(entry.max_completion_tokens);
-  return {
-    id: entry.id,
-    kind: kindFromId(entry.id),
-    free: false,
-    ...(contextWindow === undefined ? {} : { contextWindow, capabilities: contextWindow >= LONG_CONTEXT_TOKENS ? ['long-context'] : [] }),
-    ...(maxOutputTokens === undefined ? {} : { maxOutputTokens }),
-  };
+  return listedWithLimits(entry.id, false, { contextWindow: entry.context_length, maxOutputTokens: entry.max_completion_tokens });
 }
 
 const ovhcloud: ProviderPlugin = {

@@ -1,4 +1,4 @@
-import { bearerAuth, kindFromId, openAICompatibleModel, openAIModelListing, type OpenAIModelEntry, tokenCount, LONG_CONTEXT_TOKENS } from '../openai-compatible.ts';
+import { bearerAuth, listedWithLimits, openAICompatibleModel, openAIModelListing, type OpenAIModelEntry } from '../openai-compatible.ts';
 import { parseReset, quotaReader } from '../quota.ts';
 import { nextUtcMidnight } from '../resets.ts';
 import type { ListedModel, ProviderPlugin } from '../types.ts';
@@ -10,15 +10,7 @@ import { intelligenceIndex } from '../quality.ts';
  * pinnable but never picked by an alias.
  */
 function describeSambaNovaModel(entry: OpenAIModelEntry): ListedModel {
-  const contextWindow = tokenCount(entry.context_length);
-  const maxOutputTokens = tokenCount(entry.max_completion_tokens);
-  return {
-    id: entry.id,
-    kind: kindFromId(entry.id),
-    free: false,
-    ...(contextWindow === undefined ? {} : { contextWindow, capabilities: contextWindow >= LONG_CONTEXT_TOKENS ? ['long-context'] : [] }),
-    ...(maxOutputTokens === undefined ? {} : { maxOutputTokens }),
-  };
+  return listedWithLimits(entry.id, false, { contextWindow: entry.context_length, maxOutputTokens: entry.max_completion_tokens });
 }
 
 const sambanova: ProviderPlugin = {
