@@ -13,11 +13,10 @@
  *
  *   node scripts/attack/conversation-flood.ts [attackers] [requestsPerAttacker]
  */
-import { randomBytes } from 'node:crypto';
 import { openAIText } from '../../test/support/upstream.ts';
 import { startFreewayChild } from './freeway-child.ts';
 import type { AttackResult } from './types.ts';
-import { agentFrom, send, sleep, startUpstream, type Answer } from './upstreams.ts';
+import { agentFrom, alnum, send, sleep, startUpstream, type Answer } from './upstreams.ts';
 
 export interface ConversationFloodOptions {
   /** Flooding clients, each from its own address 127.0.3.x (40). */
@@ -52,7 +51,6 @@ const defaults: ConversationFloodOptions = {
   env: {},
 };
 
-const alnum = (length: number): string => randomBytes(length).toString('base64').replace(/[^A-Za-z0-9]/g, '').padEnd(length, 'q').slice(0, length);
 const groqKey = (): string => `gsk_${alnum(32)}`;
 const chatBody = (messages: ReadonlyArray<{ role: string; content: string }>): string => JSON.stringify({ model: 'free:auto', messages });
 

@@ -16,13 +16,12 @@
  *
  *   node scripts/attack/listing-flood.ts [attackers] [keysPerAttacker]
  */
-import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { loadProviderPlugins } from '../../providers/loader.ts';
 import { json, openAIText, type SeenRequest } from '../../test/support/upstream.ts';
 import { startFreewayChild } from './freeway-child.ts';
 import type { AttackResult } from './types.ts';
-import { agentFrom, honestChat, latencies, send, sleep, startUpstream, type Answer } from './upstreams.ts';
+import { agentFrom, alnum, honestChat, latencies, send, sleep, startUpstream, type Answer } from './upstreams.ts';
 
 export interface ListingFloodOptions {
   /** Flooding clients, each from its own address 127.0.1.x (40). */
@@ -78,8 +77,6 @@ const defaults: ListingFloodOptions = {
 };
 
 type Kind = 'flood' | 'slow' | 'huge' | 'paged' | 'malformed' | 'honest';
-
-const alnum = (length: number): string => randomBytes(length).toString('base64').replace(/[^A-Za-z0-9]/g, '').padEnd(length, 'q').slice(0, length);
 
 /** Keys say what they are, so that the fake provider knows how to answer them. */
 const keyOf = (kind: Kind, tag: string | number = ''): string =>

@@ -2,6 +2,7 @@
  * Fake providers on 127.0.0.1 for the attacks that need an upstream, and the
  * small client helpers they share. Not an attack itself (no `run`).
  */
+import { randomBytes } from 'node:crypto';
 import { Agent, request, type ServerResponse } from 'node:http';
 import { keyHeaders } from '../../test/support/keys.ts';
 
@@ -57,6 +58,9 @@ export async function healthLine(url: string, headers: Record<string, string>): 
     .map(([provider, entry]) => `${provider}: ${entry.state}/${entry.consecutiveFailures}`)
     .join(', ');
 }
+
+/** `length` random letters and digits: the unguessable part of a made-up key or prompt. */
+export const alnum = (length: number): string => randomBytes(length).toString('base64').replace(/[^A-Za-z0-9]/g, '').padEnd(length, 'q').slice(0, length);
 
 export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
