@@ -9,19 +9,17 @@
  * set-up, a two-turn conversation with a system prompt), and takes a full-page screenshot at a
  * desktop's size and at a phone's.
  */
-import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Page } from 'playwright-core';
 import { checkablePlugins, keyCheckAnswers, keyFor } from '../test/support/checkable.ts';
+import { chromiumPath, noChromium, sizes } from '../test/support/console-browser.ts';
 import { startFreeway } from '../test/support/freeway.ts';
 import { geminiSSE, openAIText, startUpstream } from '../test/support/upstream.ts';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
-export const SCREENSHOTS = { desktop: { width: 1280, height: 900 }, phone: { width: 390, height: 844 } } as const;
-const chromiumPath = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((path) => existsSync(path));
 /** A Cloudflare key without its account id: the server refuses the header, and the card says why. */
 const MALFORMED_CLOUDFLARE_KEY = 'cfut_0123456789abcdefghijklmnop';
 /** The whole run, so that a stuck browser cannot hold the script forever. */
@@ -48,7 +46,7 @@ async function drive(page: Page, url: string): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  if (!chromiumPath) throw new Error('Debian\'s chromium is not installed (apt-get install chromium)');
+  if (!chromiumPath) throw new Error(noChromium);
   const answer = await keyCheckAnswers();
   let turn = 0;
   const upstream = await startUpstream((req, res) => {
@@ -66,10 +64,10 @@ async function main(): Promise<void> {
     executablePath: chromiumPath,
     headless: true,
     args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    viewport: SCREENSHOTS.desktop,
+    viewport: sizes.desktop,
   });
   try {
-    for (const [size, viewport] of Object.entries(SCREENSHOTS)) {
+    for (const [size, viewport] of Object.entries(sizes)) {
       const page = await context.newPage();
       await page.setViewportSize(viewport);
       await drive(page, `${freeway.url}/`);
