@@ -1,7 +1,7 @@
 import type { ErrorRule } from './types.ts';
 
 /** An upstream error body, read once for every rule of a plugin: its text, and its documented code when it has one. */
-export interface ErrorBody {
+interface ErrorBody {
   readonly text: string;
   /** `error.code`, a top-level `code`, or `errors[0].code`, as text; undefined when the body has none. */
   readonly code: string | undefined;
@@ -32,7 +32,7 @@ export function errorCode(text: string): string | undefined {
 }
 
 /** The body as rules read it; the code is parsed only when a rule asks for one. */
-export function readErrorBody(text: string): ErrorBody {
+function readErrorBody(text: string): ErrorBody {
   let code: string | undefined | null = null;
   return {
     text,
@@ -44,7 +44,7 @@ export function readErrorBody(text: string): ErrorBody {
 }
 
 /** Whether a plugin's error rule describes this answer. */
-export function ruleMatches(rule: ErrorRule, status: number, body: ErrorBody): boolean {
+function ruleMatches(rule: ErrorRule, status: number, body: ErrorBody): boolean {
   const statusMatches = typeof rule.status === 'number' ? rule.status === status : rule.status.includes(status);
   if (!statusMatches) return false;
   if (rule.code !== undefined && body.code !== String(rule.code)) return false;
