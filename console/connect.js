@@ -12,7 +12,7 @@ import { byId, buttonById, copyButton, el, inputById, onChange, selectById, shel
  */
 
 /** `GROQ_API_KEY` for Groq. @param {string} providerId */
-export const envName = (providerId) => `${providerId.toUpperCase().replace(/[^A-Z0-9]/g, '_')}_API_KEY`;
+const envName = (providerId) => `${providerId.toUpperCase().replace(/[^A-Z0-9]/g, '_')}_API_KEY`;
 
 /** A value inside a POSIX shell's double quotes. @param {string} text */
 const inDoubleQuotes = (text) => text.replace(/[\\"$`]/g, '\\$&');

@@ -43,7 +43,7 @@ export const state = {
  * `keys`: a key field changed; `states`: the key states (and usage) were read again; `models`: the
  * model list was read again.
  */
-export const changes = new EventTarget();
+const changes = new EventTarget();
 
 /** @param {'keys' | 'states' | 'models'} what */
 export function announce(what) {
@@ -161,7 +161,7 @@ export const messageOf = (error) => (error instanceof Error ? error.message : St
  * selected text area and the copy command, which also work on a plain-http address. True when copied.
  * @param {string} text
  */
-export async function copyText(text) {
+async function copyText(text) {
   try {
     if (window.isSecureContext && navigator.clipboard) {
       await navigator.clipboard.writeText(text);
