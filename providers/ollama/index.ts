@@ -79,7 +79,8 @@ const ollama: ProviderPlugin = {
   // (can1357/oh-my-pi#11739: "The chat endpoint itself carries no x-ratelimit-* / retry-after headers").
   errorRules: [
     // Plans from before 2026-08-31 keep 5-hour session and weekly windows. The windows sit on fixed boundaries, as
-    // matched against the settings page's reset times (Sarrius/pi-multi-account#30, from ollama/ollama#12532).
+    // matched against the settings page's reset times (Sarrius/pi-multi-account#30, from ollama/ollama#12532; both read
+    // 2026-11-27). The hourly limit's message as users quote it: continuedev/continue#9233; its wait, an hour, is the window its name gives.
     { name: 'session usage limit', status: 429, body: /session usage limit/, kind: 'rate_limited', retryAt: (_answer, now) => sessionWindowEnd(now) },
     { name: 'weekly usage limit', status: 429, body: /weekly usage limit/, kind: 'rate_limited', retryAt: (_answer, now) => nextWeeklyReset(now) },
     { name: 'hourly usage limit', status: 429, body: /hourly usage limit/, kind: 'rate_limited', retryAt: (_answer, now) => now + HOUR_MS },
