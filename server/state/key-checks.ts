@@ -1,3 +1,4 @@
+import { fallingBack } from './fallback.ts';
 import type { Warn } from './warn-every.ts';
 import { keepNewest } from './newest-first.ts';
 
@@ -86,14 +87,7 @@ export function createMemoryKeyCheckStore(maxEntries = 100_000, sweepEveryMs = 6
  */
 export function withKeyCheckFallback(shared: KeyCheckStore, warn: Warn, where: string, maxEntries?: number): KeyCheckStore {
   const local = createMemoryKeyCheckStore(maxEntries);
-  const either = async <T>(call: (store: KeyCheckStore) => Promise<T>): Promise<T> => {
-    try {
-      return await call(shared);
-    } catch (error) {
-      warn('key-checks', `Key checks kept in this process's memory: ${where} did not answer`, error);
-      return call(local);
-    }
-  };
+  const either = fallingBack(shared, local, (error) => warn('key-checks', `Key checks kept in this process's memory: ${where} did not answer`, error));
   return {
     get: (ids) => either((store) => store.get(ids)),
     claim: (id, now, intervalMs) => either((store) => store.claim(id, now, intervalMs)),

@@ -1,4 +1,5 @@
 import { createBoundedMap } from './bounded-map.ts';
+import { fallingBack } from './fallback.ts';
 import type { Warn } from './warn-every.ts';
 
 /**
@@ -88,22 +89,13 @@ export function createMemoryKnowledgeStore(maxEntries: number, maxBytes: number,
  */
 export function withKnowledgeFallback(shared: KnowledgeStore, local: KnowledgeStore, warn: Warn, where: string): KnowledgeStore {
   const fallBack = (error: unknown): void => warn('models', `Model lists and quarantines kept in this process's memory: ${where} did not answer`, error);
-  const guarded =
-    <A extends unknown[], R>(call: (store: KnowledgeStore, ...args: A) => Promise<R>) =>
-    async (...args: A): Promise<R> => {
-      try {
-        return await call(shared, ...args);
-      } catch (error) {
-        fallBack(error);
-        return call(local, ...args);
-      }
-    };
+  const either = fallingBack(shared, local, fallBack);
   return {
-    get: guarded((store, ...args: Parameters<KnowledgeStore['get']>) => store.get(...args)),
-    set: guarded((store, ...args: Parameters<KnowledgeStore['set']>) => store.set(...args)),
-    claim: guarded((store, ...args: Parameters<KnowledgeStore['claim']>) => store.claim(...args)),
-    fields: guarded((store, ...args: Parameters<KnowledgeStore['fields']>) => store.fields(...args)),
-    setField: guarded((store, ...args: Parameters<KnowledgeStore['setField']>) => store.setField(...args)),
+    get: (ids) => either((store) => store.get(ids)),
+    set: (id, value, ttlMs) => either((store) => store.set(id, value, ttlMs)),
+    claim: (id, ttlMs) => either((store) => store.claim(id, ttlMs)),
+    fields: (ids) => either((store) => store.fields(ids)),
+    setField: (id, field, value, ttlMs) => either((store) => store.setField(id, field, value, ttlMs)),
     async close() {
       await shared.close();
       await local.close();

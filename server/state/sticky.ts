@@ -1,3 +1,4 @@
+import { fallingBack } from './fallback.ts';
 import type { Warn } from './warn-every.ts';
 
 /**
@@ -49,23 +50,10 @@ export function createMemoryStickyStore(maxEntries: number, now: () => number = 
 /** A shared store that falls back to this process's memory while the shared one does not answer, as health does. */
 export function withStickyFallback(shared: StickyStore, local: StickyStore, warn: Warn, where: string): StickyStore {
   const fallBack = (error: unknown): void => warn('sticky', `Conversations' models kept in this process's memory: ${where} did not answer`, error);
+  const either = fallingBack(shared, local, fallBack);
   return {
-    async get(conversation) {
-      try {
-        return await shared.get(conversation);
-      } catch (error) {
-        fallBack(error);
-        return local.get(conversation);
-      }
-    },
-    async set(conversation, model, ttlMs) {
-      try {
-        await shared.set(conversation, model, ttlMs);
-      } catch (error) {
-        fallBack(error);
-        await local.set(conversation, model, ttlMs);
-      }
-    },
+    get: (conversation) => either((store) => store.get(conversation)),
+    set: (conversation, model, ttlMs) => either((store) => store.set(conversation, model, ttlMs)),
     async close() {
       await shared.close();
       await local.close();

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config/index.ts';
 import { ANONYMOUS } from '../core/keys.ts';
 import { createMemoryHealthRecords, type HealthPolicy, type HealthStore } from './health.ts';
+import { fallingBack } from './fallback.ts';
 import { createSlidingWindowStore } from './sliding-window-store.ts';
 import { closeRedis, connectRedis } from './redis/client.ts';
 import { createRedisHealthStore } from './redis/health-store.ts';
@@ -178,39 +179,12 @@ export function withHealthFallback(shared: HealthStore, policy: HealthPolicy, wa
   const local = createMemoryHealthRecords(policy);
   const fallBack = (error: unknown): void =>
     warn('health', `Provider health kept in this process's memory: ${where} did not answer`, error);
+  const either = fallingBack(shared, local, fallBack);
   return {
-    async get(ids) {
-      try {
-        return await shared.get(ids);
-      } catch (error) {
-        fallBack(error);
-        return local.get(ids);
-      }
-    },
-    async record(id, outcome, now) {
-      try {
-        return await shared.record(id, outcome, now);
-      } catch (error) {
-        fallBack(error);
-        return local.record(id, outcome, now);
-      }
-    },
-    async claimProbe(id, now) {
-      try {
-        return await shared.claimProbe(id, now);
-      } catch (error) {
-        fallBack(error);
-        return local.claimProbe(id, now);
-      }
-    },
-    async nextTurn(id, now) {
-      try {
-        return await shared.nextTurn(id, now);
-      } catch (error) {
-        fallBack(error);
-        return local.nextTurn(id, now);
-      }
-    },
+    get: (ids) => either((store) => store.get(ids)),
+    record: (id, outcome, now) => either((store) => store.record(id, outcome, now)),
+    claimProbe: (id, now) => either((store) => store.claimProbe(id, now)),
+    nextTurn: (id, now) => either((store) => store.nextTurn(id, now)),
     async close() {
       await shared.close();
       await local.close();
