@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { isAnonymous } from '../core/keys.ts';
+import { ANONYMOUS, isAnonymous } from '../core/keys.ts';
 
 /** A key's identity as every store keeps it. */
 export type KeyHasher = (providerId: string, key: string) => string;
@@ -12,6 +12,11 @@ export type KeyHasher = (providerId: string, key: string) => string;
 export function createKeyHasher(secret: string): KeyHasher {
   return (providerId, key) => (isAnonymous(key) ? `${providerId}:${key}` : `${providerId}:${createHmac('sha256', secret).update(key).digest('base64url')}`);
 }
+
+const anonymousSuffix = `:${ANONYMOUS}`;
+
+/** Whether a key's identity is a provider's calls without a key (`provider:anonymous`): no HMAC ends so. */
+export const isAnonymousId = (id: string): boolean => id.endsWith(anonymousSuffix);
 
 /** An HMAC of several pieces of text, for an id that must not be guessable from what it stands for: `namespace:HMAC`. */
 export type TextHasher = (namespace: string, pieces: Iterable<string>) => string;

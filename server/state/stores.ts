@@ -1,9 +1,9 @@
 import type { ClientRateLimitInfo, Options, Store } from 'express-rate-limit';
 import type { Logger } from 'pino';
 import type { Config } from '../config/index.ts';
-import { ANONYMOUS } from '../core/keys.ts';
 import { createMemoryHealthRecords, type HealthPolicy, type HealthStore } from './health.ts';
 import { fallingBack } from './fallback.ts';
+import { isAnonymousId } from './key-hash.ts';
 import { createSlidingWindowStore } from './sliding-window-store.ts';
 import { closeRedis, connectRedis } from './redis/client.ts';
 import { createRedisHealthStore } from './redis/health-store.ts';
@@ -103,15 +103,14 @@ export function createStores(config: Config, logger: Logger, policy: HealthPolic
  * their health (`provider:anonymous`) stays in this process's memory, never in Redis.
  */
 export function withLocalAnonymous(shared: HealthStore, local: HealthStore): HealthStore {
-  const isLocal = (id: string): boolean => id.endsWith(`:${ANONYMOUS}`);
-  const storeOf = (id: string): HealthStore => (isLocal(id) ? local : shared);
+  const storeOf = (id: string): HealthStore => (isAnonymousId(id) ? local : shared);
   return {
     async get(ids) {
-      if (!ids.some(isLocal)) return shared.get(ids);
-      const [remote, here] = await Promise.all([shared.get(ids.filter((id) => !isLocal(id))), local.get(ids.filter(isLocal))]);
+      if (!ids.some(isAnonymousId)) return shared.get(ids);
+      const [remote, here] = await Promise.all([shared.get(ids.filter((id) => !isAnonymousId(id))), local.get(ids.filter(isAnonymousId))]);
       let r = 0;
       let h = 0;
-      return ids.map((id) => (isLocal(id) ? here[h++] : remote[r++]));
+      return ids.map((id) => (isAnonymousId(id) ? here[h++] : remote[r++]));
     },
     record: (id, outcome, now) => storeOf(id).record(id, outcome, now),
     claimProbe: (id, now) => storeOf(id).claimProbe(id, now),

@@ -1,4 +1,4 @@
-import { ANONYMOUS } from '../core/keys.ts';
+import { isAnonymousId } from './key-hash.ts';
 import type { Warn } from './warn-every.ts';
 
 /**
@@ -215,9 +215,6 @@ export interface UsageCounterOptions {
 /** A count of tokens as a provider reported it; anything but a count adds nothing. */
 const tokens = (value: number | undefined): number => (value !== undefined && Number.isFinite(value) && value > 0 ? Math.round(value) : 0);
 
-/** Calls without a key (`provider:anonymous`) spend an address's allowance, not a key's: nobody's usage to count. */
-const anonymousSuffix = `:${ANONYMOUS}`;
-
 export function createUsageCounter({ store, warn, now = Date.now, flushMs = 100 }: UsageCounterOptions): UsageCounter {
   // Key id -> model -> its counts of `day`: two lookups by strings already made, no key string built per count.
   let pending = new Map<string, Map<string, MutableRecord>>();
@@ -259,7 +256,8 @@ export function createUsageCounter({ store, warn, now = Date.now, flushMs = 100 
   };
   return {
     count(id, model, event) {
-      if (id.endsWith(anonymousSuffix)) return;
+      // Calls without a key (`provider:anonymous`) spend an address's allowance, not a key's: nobody's usage to count.
+      if (isAnonymousId(id)) return;
       const record = recordOf(id, model);
       switch (event.kind) {
         case 'request':
