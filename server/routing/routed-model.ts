@@ -1,6 +1,6 @@
 import type { LanguageModelV4, LanguageModelV4CallOptions, LanguageModelV4GenerateResult, LanguageModelV4StreamResult } from '@ai-sdk/provider';
 import type { RequestExtras } from '../../providers/types.ts';
-import type { AttemptLog } from './attempt.ts';
+import type { Attempt, AttemptLog } from './attempt.ts';
 import type { KeySet } from '../core/keys.ts';
 import type { Candidate, Plan } from './plan.ts';
 import type { Router, Routed } from './router.ts';
@@ -117,47 +117,36 @@ function upstreamCall(options: LanguageModelV4CallOptions, request: RoutedReques
   return { options: rest, models: request.models, extras: request.extras };
 }
 
-/** The call's input estimate, made once when routing first needs it. */
-function lazyEstimate(options: LanguageModelV4CallOptions): () => number {
-  let tokens: number | undefined;
-  return () => (tokens ??= estimateInputTokens(options));
-}
+/** One upstream call of a routed request, with the call's options, to one candidate. */
+type UpstreamAttempt<T> = (call: UpstreamCall, candidate: Candidate, attempt: Attempt) => Promise<T>;
 
 export function routedModel(router: Pick<Router, 'run'>, request: RoutedRequest): RoutedModel {
   const { plan, keys, attempts, conversation } = request;
+  // The router asks for the input estimate when it first needs it, and keeps it for the rest of the request.
+  const run = <T>(options: LanguageModelV4CallOptions, upstream: UpstreamAttempt<T>): Promise<Routed<T>> => {
+    const call = upstreamCall(options, request);
+    return router.run({
+      plan,
+      keys,
+      attempt: (candidate, attempt) => upstream(call, candidate, attempt),
+      callerSignal: options.abortSignal ?? neverAborted,
+      attempts,
+      budget: options.maxOutputTokens,
+      inputTokens: () => estimateInputTokens(options),
+      conversation,
+    });
+  };
   return {
     specificationVersion: 'v4',
     provider: 'freeway',
     modelId: plan.target,
     supportedUrls: {},
     async doStream(options) {
-      const call = upstreamCall(options, request);
-      const callerSignal = options.abortSignal ?? neverAborted;
-      const routed = await router.run({
-        plan,
-        keys,
-        attempt: (candidate, attempt) => openStream(call, candidate, attempt),
-        callerSignal,
-        attempts,
-        budget: options.maxOutputTokens,
-        inputTokens: lazyEstimate(options),
-        conversation,
-      });
+      const routed = await run(options, openStream);
       return { stream: routedStream(routed), candidate: routed.candidate };
     },
     async doGenerate(options) {
-      const call = upstreamCall(options, request);
-      const callerSignal = options.abortSignal ?? neverAborted;
-      const routed = await router.run({
-        plan,
-        keys,
-        attempt: (candidate, attempt) => collect(call, candidate, attempt, request.maxResponseBytes),
-        callerSignal,
-        attempts,
-        budget: options.maxOutputTokens,
-        inputTokens: lazyEstimate(options),
-        conversation,
-      });
+      const routed = await run(options, (call, candidate, attempt) => collect(call, candidate, attempt, request.maxResponseBytes));
       await routed.finish();
       const { inputTokens, outputTokens } = routed.value.usage;
       routed.tokens(inputTokens.total, outputTokens.total);
