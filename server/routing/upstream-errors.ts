@@ -222,7 +222,6 @@ interface FailureFields {
   readonly maxOutputTokens?: number;
 }
 
-/** Any error an AI SDK model call can throw -> what happened, for routing, health and the caller's message. */
 /** A system error code as Node names it (`ENOTFOUND`, `ECONNREFUSED`, `UND_ERR_SOCKET`): no text of the answer, no address. */
 const systemCode = /^[A-Z][A-Z0-9_]{2,31}$/;
 
@@ -241,6 +240,7 @@ function connectionReason(error: unknown): string {
   return 'connection error';
 }
 
+/** Any error an AI SDK model call can throw -> what happened, for routing, health and the caller's message. */
 export function classifyFailure(error: unknown, { redact, keys, signalReason, rules = [], now = Date.now() }: ClassifyOptions): Failure {
   const failure = ({ kind, label, reason, status, retryAfterMs, maxOutputTokens }: FailureFields): Failure => {
     const made: Failure = { kind, status, label, reason: shortReason(redact(reason, keys)), retryAfterMs };
