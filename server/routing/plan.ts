@@ -110,6 +110,9 @@ function headerList(models: readonly CatalogModel[]): string {
   return [...new Set(models.map((model) => model.provider.header))].join(', ');
 }
 
+/** What was asked for, with the capabilities the request needs: `free:auto with vision`. */
+const wanted = (label: string, needs: readonly Capability[]): string => (needs.length === 0 ? label : `${label} with ${needs.join(' and ')}`);
+
 /** The models an entry may be served by with these keys; a 401 naming the headers to send when none. */
 export function candidateModels(entry: Alias | CatalogModel, keys: KeySet, needs: readonly Capability[], label: string = entry.id): readonly CatalogModel[] {
   if (!('models' in entry)) {
@@ -119,8 +122,7 @@ export function candidateModels(entry: Alias | CatalogModel, keys: KeySet, needs
   const capable = needs.length === 0 ? entry.models : entry.models.filter((model) => hasAll(model, needs));
   const models = capable.filter((model) => keys.has(model.provider.id));
   if (models.length === 0) {
-    const what = needs.length === 0 ? label : `${label} with ${needs.join(' and ')}`;
-    throw freewayError('FREEWAY_NO_PROVIDER_KEY', { what, headers: headerList(capable) });
+    throw freewayError('FREEWAY_NO_PROVIDER_KEY', { what: wanted(label, needs), headers: headerList(capable) });
   }
   return models;
 }
@@ -190,19 +192,15 @@ function liveAliasModels(input: PlanInput, provider: CatalogModel['provider'], l
   return merged;
 }
 
-/** What the alias asked for, with the capabilities the request needs: `free:auto with vision`. */
-function wanted(input: PlanInput): string {
-  const name = input.label ?? input.entry.id;
-  return input.needs.length === 0 ? name : `${name} with ${input.needs.join(' and ')}`;
-}
 
 /** Why a key the alias could use has nothing to try: its live list holds none of the alias's models, or they are quarantined. */
 function nothingToTry(input: PlanInput, choice: PoolKey, candidates: readonly CatalogModel[]): string {
   const listed = choice.list ? candidates.filter((model) => choice.list?.models.has(model.spec.id)) : candidates.filter((model) => !isLiveOnly(model));
   const first = listed.find((model) => choice.quarantined?.has(model.spec.id));
-  if (!first) return `its model list (GET /v1/models with the key) holds none of ${wanted(input)}'s models`;
+  const what = wanted(input.label ?? input.entry.id, input.needs);
+  if (!first) return `its model list (GET /v1/models with the key) holds none of ${what}'s models`;
   const more = listed.length > 1 ? ` and ${listed.length - 1} more` : '';
-  return `the models of ${wanted(input)} it serves are quarantined: ${first.spec.id} (${choice.quarantined?.get(first.spec.id) ?? 'not found'})${more}`;
+  return `the models of ${what} it serves are quarantined: ${first.spec.id} (${choice.quarantined?.get(first.spec.id) ?? 'not found'})${more}`;
 }
 
 /**
