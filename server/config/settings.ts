@@ -308,7 +308,7 @@ export const settings = {
       env: 'USAGE_MAX_RECORDS',
       default: 100_000,
       min: 1,
-      doc: "Usage records (one key's use of one model on one UTC day) a process (or the cluster primary) keeps in memory; past it the least recently written goes. With `REDIS_URL` each key's day expires in Redis when it is seven days old",
+      doc: "Usage records (one key's use of one model on one UTC day) a process (or the cluster primary) keeps in memory; past it the least recently written goes. With `REDIS_URL`, Redis keeps at most this many keys' days (each holding its models), the least recently written going first, and each expires when it is seven days old",
     }),
   },
   logging: {

@@ -77,7 +77,7 @@ export function createStores(config: Config, logger: Logger, policy: HealthPolic
   const memoryUsage = (): UsageStore => createMemoryUsageStore(config.usage.maxRecords);
   const usageStore = !config.usage.mode
     ? undefined
-    : (given.usageStore ?? (redis ? withUsageFallback(createRedisUsageStore(redis), memoryUsage(), warn, 'Redis') : memoryUsage()));
+    : (given.usageStore ?? (redis ? withUsageFallback(createRedisUsageStore(redis, config.usage.maxRecords), memoryUsage(), warn, 'Redis') : memoryUsage()));
   return {
     healthStore,
     rateLimitStore,

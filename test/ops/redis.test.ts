@@ -289,7 +289,7 @@ describe('Redis stores (against a real redis-server)', function () {
 
     it('two instances add to the same counts, which read as the memory store\'s', async () => {
       const memory = createMemoryUsageStore();
-      const [one, two] = [createRedisUsageStore(client), createRedisUsageStore(other)];
+      const [one, two] = [createRedisUsageStore(client, 1000), createRedisUsageStore(other, 1000)];
       for (const [i, batch] of batches.entries()) {
         await memory.add(batch, Date.now());
         await (i % 2 ? one : two).add(batch, Date.now());
@@ -303,13 +303,22 @@ describe('Redis stores (against a real redis-server)', function () {
     });
 
     it('keeps one hash per key and day under freeway:usage:<id>:<day>, expiring when the day is seven days old', async () => {
-      await createRedisUsageStore(client).add(batches[1] as UsageRecord[], Date.now());
+      await createRedisUsageStore(client, 1000).add(batches[1] as UsageRecord[], Date.now());
       expect((await peek.keys('freeway:usage:*')).sort()).to.deep.equal([`freeway:usage:groq:a:${today}`, `freeway:usage:groq:a:${yesterday}`].sort());
       expect(await peek.hgetall(`freeway:usage:groq:a:${today}`)).to.deep.equal({ 'groq/openai/gpt-oss-120b|requests': '1', 'groq/openai/gpt-oss-120b|failed:rate_limited': '1' });
       for (const day of [today, yesterday]) {
         const ttl = await peek.pttl(`freeway:usage:groq:a:${day}`);
         expect(ttl).to.be.within(dayExpiry(day) - Date.now() - 5_000, dayExpiry(day) - Date.now());
       }
+    });
+
+    it('holds at most USAGE_MAX_RECORDS keys\' days: a caller sending a new key each time pushes out the least recently written', async () => {
+      const store = createRedisUsageStore(client, 3, 'freeway:bounded-usage:');
+      for (let i = 0; i < 10; i++) await store.add([counts(`groq:flood${i}`, 'groq/openai/gpt-oss-20b', today)], Date.now() + i);
+      expect((await peek.keys('freeway:bounded-usage:*')).sort()).to.deep.equal([7, 8, 9].map((i) => `freeway:bounded-usage:groq:flood${i}:${today}`));
+      expect(await peek.zcard('freeway:bounded-usage-index')).to.equal(3);
+      const [gone, kept] = await store.get(['groq:flood0', 'groq:flood9'], [today]);
+      expect([gone, kept?.map((record) => record.requests)]).to.deep.equal([[], [1]]);
     });
   });
 });

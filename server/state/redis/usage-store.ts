@@ -1,12 +1,26 @@
 import type { Redis } from 'ioredis';
-import { dayExpiry, type UsageRecord, type UsageStore } from '../usage.ts';
+import { DAY_MS, USAGE_DAYS, dayExpiry, type UsageRecord, type UsageStore } from '../usage.ts';
+import { defineScript } from './client.ts';
 
 /*
  * Usage per key in Redis: one hash per key and UTC day, `freeway:usage:<provider>:<HMAC>:<day>`,
  * whose fields are `<model>|requests`, `<model>|answers`, `<model>|in`, `<model>|out` and
  * `<model>|failed:<kind>`, each a count raised with HINCRBY (atomic, so instances add up).
- * A hash expires when its day is no longer shown: the end of the sixth day after it.
+ * A hash expires when its day is no longer shown: the end of the sixth day after it. An index (a
+ * sorted set by last write, `freeway:usage-index`) holds the hashes to USAGE_MAX_RECORDS: past it the
+ * least recently written go, as in memory, so that callers sending a new key each time cannot grow
+ * Redis beyond the setting.
  */
+
+/** Drops from the index what is older than the days shown, then the least recently written hashes past the bound. */
+const trimLua = `
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
+local over = redis.call('ZCARD', KEYS[1]) - tonumber(ARGV[2])
+if over > 0 then
+  local dropped = redis.call('ZPOPMIN', KEYS[1], over)
+  for i = 1, #dropped, 2 do redis.call('DEL', dropped[i]) end
+end
+return 1`;
 
 type Counter = 'requests' | 'answers' | 'in' | 'out';
 
@@ -63,9 +77,11 @@ function firstError(replies: Array<[Error | null, unknown]> | null): void {
   for (const [error] of replies) if (error) throw error;
 }
 
-export function createRedisUsageStore(client: Redis, prefix = 'freeway:usage:'): UsageStore {
+export function createRedisUsageStore(client: Redis, maxRecords: number, prefix = 'freeway:usage:'): UsageStore {
+  const trim = defineScript<number>(client, 'freewayTrimUsage', trimLua);
+  const index = `${prefix.replace(/:$/, '')}-index`;
   return {
-    async add(records) {
+    async add(records, now) {
       if (records.length === 0) return;
       const pipeline = client.pipeline();
       const expiries = new Map<string, number>();
@@ -74,8 +90,12 @@ export function createRedisUsageStore(client: Redis, prefix = 'freeway:usage:'):
         for (const [field, count] of fieldsOf(record)) pipeline.hincrby(key, field, count);
         expiries.set(key, dayExpiry(record.day));
       }
-      for (const [key, at] of expiries) pipeline.pexpireat(key, at);
+      for (const [key, at] of expiries) {
+        pipeline.pexpireat(key, at);
+        pipeline.zadd(index, now, key);
+      }
       firstError(await pipeline.exec());
+      await trim(index, now - USAGE_DAYS * DAY_MS, maxRecords);
     },
     async get(ids, days) {
       if (ids.length === 0) return [];
