@@ -1,6 +1,6 @@
 import { assertSchemaDepth } from '../json-depth.ts';
 import { INT32_MAX, INT32_MIN, MAX_MODEL_ID_LENGTH } from '../limits.ts';
-import { codePoints, fail, isNumber, isObject, maxLength, phrase, type Fields } from '../validation.ts';
+import { codePoints, fail, isObject, maxLength, optionalNumber, phrase, type Fields } from '../validation.ts';
 import type { ChatRequest } from './types.ts';
 
 /**
@@ -46,23 +46,6 @@ function optionalBoolean(value: unknown, field: string, nullable = true): void {
   if (value === undefined || typeof value === 'boolean' || (nullable && value === null)) return;
   if (nullable) wrongType(field, 'boolean', 'null');
   wrongType(field, 'boolean');
-}
-
-/** The numbers a field takes. */
-interface NumberRange {
-  readonly integer: boolean;
-  readonly min: number;
-  readonly max: number;
-}
-
-const decimal = (min: number, max: number): NumberRange => ({ integer: false, min, max });
-const integer = (min: number, max: number): NumberRange => ({ integer: true, min, max });
-
-function bounded(value: unknown, field: string, { integer, min, max }: NumberRange): void {
-  if (value === undefined || value === null) return;
-  if (!isNumber(value, integer)) wrongType(field, integer ? 'integer' : 'number', 'null');
-  if (value > max) fail(field, phrase.maximum(max));
-  if (value < min) fail(field, phrase.minimum(min));
 }
 
 function constant(value: unknown, parent: string, key: string, expected: string): void {
@@ -271,24 +254,24 @@ function streamOptions(value: unknown): void {
 function options(body: Fields): void {
   optionalBoolean(body.stream, 'stream');
   streamOptions(body.stream_options);
-  bounded(body.temperature, 'temperature', decimal(0, 2));
-  bounded(body.top_p, 'top_p', decimal(0, 1));
-  bounded(body.max_tokens, 'max_tokens', integer(1, INT32_MAX));
-  bounded(body.max_completion_tokens, 'max_completion_tokens', integer(1, INT32_MAX));
+  optionalNumber(body.temperature, 'temperature', { min: 0, max: 2 });
+  optionalNumber(body.top_p, 'top_p', { min: 0, max: 1 });
+  optionalNumber(body.max_tokens, 'max_tokens', { min: 1, max: INT32_MAX, integer: true });
+  optionalNumber(body.max_completion_tokens, 'max_completion_tokens', { min: 1, max: INT32_MAX, integer: true });
   stop(body.stop);
-  bounded(body.seed, 'seed', integer(INT32_MIN, INT32_MAX));
-  bounded(body.presence_penalty, 'presence_penalty', decimal(-2, 2));
-  bounded(body.frequency_penalty, 'frequency_penalty', decimal(-2, 2));
+  optionalNumber(body.seed, 'seed', { min: INT32_MIN, max: INT32_MAX, integer: true });
+  optionalNumber(body.presence_penalty, 'presence_penalty', { min: -2, max: 2 });
+  optionalNumber(body.frequency_penalty, 'frequency_penalty', { min: -2, max: 2 });
   tools(body.tools);
   toolChoice(body.tool_choice);
   optionalBoolean(body.parallel_tool_calls, 'parallel_tool_calls');
   functions(body.functions);
   functionCall(body.function_call);
   optionalBoolean(body.logprobs, 'logprobs');
-  bounded(body.top_logprobs, 'top_logprobs', integer(0, 20));
+  optionalNumber(body.top_logprobs, 'top_logprobs', { min: 0, max: 20, integer: true });
   responseFormat(body.response_format);
   optionalString(body.user, '', 'user');
-  bounded(body.n, 'n', integer(1, INT32_MAX));
+  optionalNumber(body.n, 'n', { min: 1, max: INT32_MAX, integer: true });
 }
 
 /** Checks a parsed body; throws a 400 naming the first bad field. */
