@@ -3,7 +3,7 @@ import { aliasIds, kindAliasFamilies, type Catalog } from './catalog.ts';
 /** Ids longer than this get no suggestion: no catalog id comes near, and the work stays bounded. */
 const MAX_SUGGESTED_LENGTH = 200;
 /** How far a near miss may be: an edit for every 8 characters, at least 2 (a swapped pair) and at most 3. */
-const maxDistance = (length: number): number => Math.min(3, Math.max(2, Math.floor(length / 8)));
+export const maxDistance = (length: number): number => Math.min(3, Math.max(2, Math.floor(length / 8)));
 
 interface ModelIndex {
   /** Lower-cased id -> id, aliases and concrete models. */

@@ -19,7 +19,7 @@ import { createMetrics } from './http/metrics.ts';
 import { metricsEndpoint } from './http/metrics-endpoint.ts';
 import { createThrottledWarn } from './state/warn-every.ts';
 import { requestId } from './http/request-id.ts';
-import { didYouMeanText, indexModels, nearest } from '../catalog/suggest.ts';
+import { didYouMeanText, indexModels, maxDistance, nearest } from '../catalog/suggest.ts';
 import { createShutdown } from './http/shutdown.ts';
 import { createRedactor } from './core/redact.ts';
 import { createStores } from './state/stores.ts';
@@ -110,7 +110,7 @@ const servedPaths: ReadonlyArray<readonly [string, string]> = [...apiPaths.map((
 function nearPath(path: string): string | undefined {
   if (path.length > 64) return undefined;
   const lower = path.toLowerCase();
-  const limit = Math.min(3, Math.max(2, Math.floor(lower.length / 8)));
+  const limit = maxDistance(lower.length);
   return nearest(lower, servedPaths, limit) ?? (lower.startsWith('/v1/') ? undefined : nearest(`/v1${lower}`, servedPaths, limit));
 }
 
