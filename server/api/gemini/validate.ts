@@ -54,33 +54,28 @@ function checkFunctionResponse(value: unknown, path: string): void {
   assertSchemaDepth(response.response, `${path}.response`);
 }
 
+/** Each kind of data but text: the one role whose turns may send it, and its check. */
+const dataParts = {
+  inlineData: ['user', checkInlineData],
+  fileData: ['user', checkFileData],
+  functionCall: ['model', checkFunctionCall],
+  functionResponse: ['user', checkFunctionResponse],
+} as const;
+
 /** One part of a turn: exactly one kind of data, of a kind the turn's role may send. */
 function checkPart(part: Fields, path: string, role: 'user' | 'model'): void {
   const present = partFields.filter((field) => part[field] !== undefined);
   if (present.length !== 1) fail(path, `must have exactly one of ${partFields.join(', ')}`);
   optionalBoolean(part.thought, `${path}.thought`);
   if (part.thoughtSignature !== undefined) string(part.thoughtSignature, `${path}.thoughtSignature`);
-  switch (present[0]) {
-    case 'text':
-      string(part.text, `${path}.text`);
-      break;
-    case 'inlineData':
-      if (role !== 'user') fail(`${path}.inlineData`, 'is only taken in a turn of role user');
-      checkInlineData(part.inlineData, `${path}.inlineData`);
-      break;
-    case 'fileData':
-      if (role !== 'user') fail(`${path}.fileData`, 'is only taken in a turn of role user');
-      checkFileData(part.fileData, `${path}.fileData`);
-      break;
-    case 'functionCall':
-      if (role !== 'model') fail(`${path}.functionCall`, 'is only taken in a turn of role model');
-      checkFunctionCall(part.functionCall, `${path}.functionCall`);
-      break;
-    case 'functionResponse':
-      if (role !== 'user') fail(`${path}.functionResponse`, 'is only taken in a turn of role user');
-      checkFunctionResponse(part.functionResponse, `${path}.functionResponse`);
-      break;
+  const field = present[0] as (typeof partFields)[number];
+  if (field === 'text') {
+    string(part.text, `${path}.text`);
+    return;
   }
+  const [takenIn, check] = dataParts[field];
+  if (role !== takenIn) fail(`${path}.${field}`, `is only taken in a turn of role ${takenIn}`);
+  check(part[field], `${path}.${field}`);
 }
 
 function checkContent(value: unknown, path: string): Content {
