@@ -13,9 +13,12 @@ export function listModels(catalog: Catalog, forKeys?: KeyModelList): RequestHan
   };
 }
 
-/** The `{id}` of `GET /v1/models/{id}`; ids contain `/`, so the route captures every remaining segment. */
-export function modelIdOf(req: Request): string {
-  const segments = (req.params as Record<string, string | string[]>).id;
+/**
+ * The `{id}` of `GET /v1/models/{id}` (or the `{name}` of Gemini's `/v1beta/models/{name}`);
+ * ids contain `/`, so the route captures every remaining segment.
+ */
+export function modelIdOf(req: Request, param: 'id' | 'name' = 'id'): string {
+  const segments = (req.params as Record<string, string | string[]>)[param];
   return Array.isArray(segments) ? segments.join('/') : String(segments);
 }
 

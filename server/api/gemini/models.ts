@@ -3,6 +3,7 @@ import type { Alias, Catalog, CatalogModel, ModelObject } from '../../../catalog
 import { didYouMean } from '../../../catalog/suggest.ts';
 import { clip, freewayError } from '../../core/errors.ts';
 import type { KeyModelList } from '../../models/key-models.ts';
+import { modelIdOf } from '../models.ts';
 import { fail } from '../validation.ts';
 import { queryOf } from './path.ts';
 
@@ -111,8 +112,7 @@ export function geminiModels(catalog: Catalog, resolve: (model: string) => strin
       res.json(to < models.length ? { models: models.slice(from, to), nextPageToken: String(to) } : { models: models.slice(from, to) });
     },
     async get(req: Request, res: Response) {
-      const segments = (req.params as Record<string, string | string[]>).name;
-      const asked = Array.isArray(segments) ? segments.join('/') : String(segments);
+      const asked = modelIdOf(req, 'name');
       const target = resolve(asked);
       const found = (await mine(req))?.find((model) => model.baseModelId === target) ?? byName.get(target);
       if (found === undefined) throw freewayError('FREEWAY_UNKNOWN_MODEL', { model: clip(asked), suggestion: didYouMean(catalog, asked) });

@@ -1,5 +1,6 @@
 import type { Request, RequestHandler } from 'express';
 import { GOOG_API_KEY_HEADER } from '../../routing/index.ts';
+import { modelIdOf } from '../models.ts';
 
 /** The methods of `POST /v1beta/models/{model}:{method}` that Freeway serves. */
 export const geminiMethods = ['generateContent', 'streamGenerateContent', 'countTokens', 'embedContent', 'batchEmbedContents'] as const;
@@ -21,8 +22,7 @@ export interface GeminiCall {
  * Undefined when the path has no colon.
  */
 export function geminiCallOf(req: Request): GeminiCall | undefined {
-  const segments = (req.params as Record<string, string | string[]>).name;
-  const rest = Array.isArray(segments) ? segments.join('/') : String(segments ?? '');
+  const rest = modelIdOf(req, 'name');
   const colon = rest.lastIndexOf(':');
   if (colon === -1) return undefined;
   return { model: rest.slice(0, colon), method: rest.slice(colon + 1) };
