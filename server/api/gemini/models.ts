@@ -114,7 +114,9 @@ export function geminiModels(catalog: Catalog, resolve: (model: string) => strin
     async get(req: Request, res: Response) {
       const asked = modelIdOf(req, 'name');
       const target = resolve(asked);
-      const found = (await mine(req))?.find((model) => model.baseModelId === target) ?? byName.get(target);
+      // Only the model asked for is turned into Gemini's shape, not the keys' whole list.
+      const keyed = forKeys && (await forKeys(req))?.find((object) => object.id === target);
+      const found = (keyed && toGeminiModel(keyed, catalog, true)) ?? byName.get(target);
       if (found === undefined) throw freewayError('FREEWAY_UNKNOWN_MODEL', { model: clip(asked), suggestion: didYouMean(catalog, asked) });
       res.json(target === asked ? found : { ...found, name: `models/${asked}`, displayName: `${asked} (served by ${target})` });
     },
