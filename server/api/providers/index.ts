@@ -154,11 +154,13 @@ export function providersApi(deps: ProvidersDeps): RequestHandler {
     let budgetSpent = false;
     const due: Array<{ entry: PendingKey; url: string }> = [];
     for (const entry of pending) {
-      const url = isAnonymous(entry.key) ? undefined : checkUrl(entry.plugin, deps.baseURLs.get(entry.plugin.id) ?? entry.plugin.baseURL, entry.key);
       if (isAnonymous(entry.key)) {
         // Nothing to check, and a call would spend the instance's allowance: none is made.
         entry.check = { status: 'not_checkable', message: `Calls without a key have no key to check; their state is what requests have seen. ${entry.plugin.name} allows ${entry.plugin.anonymous?.limits ?? 'them'}.` };
-      } else if (url === undefined) {
+        continue;
+      }
+      const url = checkUrl(entry.plugin, deps.baseURLs.get(entry.plugin.id) ?? entry.plugin.baseURL, entry.key);
+      if (url === undefined) {
         entry.check = { status: 'not_checkable', message: notCheckable(entry.plugin) };
       } else if (!(await checks.claim(entry.id, at, deps.intervalMs))) {
         entry.check = { status: 'cached', message: `Checked less than ${Math.round(deps.intervalMs / 1000)} s ago (KEY_CHECK_INTERVAL_MS): the last answer is shown.` };
