@@ -74,6 +74,22 @@ export function optionalInteger(about: IntegerAbout): Setting<number | undefined
   return integerSetting(about, undefined);
 }
 
+/** A number setting (not only integers) from `min` to `max`; a blank value is the default. */
+export function decimal(about: Described & { readonly default: number; readonly min: number; readonly max: number }): Setting<number> {
+  const { env: name, min, max } = about;
+  const range = `from ${min} to ${max}`;
+  return {
+    ...about,
+    default: String(about.default),
+    accepts: `number ${range}`,
+    parse(raw) {
+      const value = raw.trim() === '' ? about.default : Number(raw);
+      if (!(value >= min && value <= max)) throw new Error(`${name} must be a number ${range}, got ${shown(raw)}`);
+      return value;
+    },
+  };
+}
+
 export function choice<const T extends string>(about: Described & { readonly default: NoInfer<T>; readonly choices: readonly T[] }): Setting<T> {
   const { env: name, choices } = about;
   return {

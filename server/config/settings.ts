@@ -5,6 +5,7 @@
 import {
   choice,
   custom,
+  decimal,
   DEFAULT_TRUST_PROXY,
   flag,
   host,
@@ -148,27 +149,19 @@ export const settings = {
         return strategy;
       },
     }),
-    qualityBand: custom({
+    qualityBand: decimal({
       env: 'ROUTING_QUALITY_BAND',
-      default: '3',
-      accepts: 'number from 0 to 100',
+      default: 3,
+      min: 0,
+      max: 100,
       doc: 'Under `quality`, models whose scores lie within this many points of the benchmark (Artificial Analysis Intelligence Index) of each other are ordered among themselves by observed speed; `0` keeps strict score order',
-      parse(raw) {
-        const band = raw.trim() === '' ? 3 : Number(raw);
-        if (!(band >= 0 && band <= 100)) throw new Error(`ROUTING_QUALITY_BAND must be a number from 0 to 100, got ${shown(raw)}`);
-        return band;
-      },
     }),
-    fitMargin: custom({
+    fitMargin: decimal({
       env: 'FIT_MARGIN',
-      default: '0.2',
-      accepts: 'number from 0 to 10',
+      default: 0.2,
+      min: 0,
+      max: 10,
       doc: "A candidate is skipped for a request's size only when the estimate of its input exceeds the model's context window or per-request token limit by more than this share (`0.2`: more than 1.2 x the limit), so the estimate never blocks a request that would have fit",
-      parse(raw) {
-        const margin = raw.trim() === '' ? 0.2 : Number(raw);
-        if (!(margin >= 0 && margin <= 10)) throw new Error(`FIT_MARGIN must be a number from 0 to 10, got ${shown(raw)}`);
-        return margin;
-      },
     }),
     learnedLimitMs: integer({
       env: 'LEARNED_LIMIT_MS',
@@ -176,16 +169,12 @@ export const settings = {
       min: 1,
       doc: "How long a per-request token limit learnt for a key and model (from a provider's 413 or its rate-limit headers) is kept",
     }),
-    exploreShare: custom({
+    exploreShare: decimal({
       env: 'ROUTING_EXPLORE_SHARE',
-      default: '0.05',
-      accepts: 'number from 0 to 1',
+      default: 0.05,
+      min: 0,
+      max: 1,
       doc: 'Share of alias requests that explore a candidate other than the fastest',
-      parse(raw) {
-        const share = raw.trim() === '' ? 0.05 : Number(raw);
-        if (!(share >= 0 && share <= 1)) throw new Error(`ROUTING_EXPLORE_SHARE must be a number from 0 to 1, got ${shown(raw)}`);
-        return share;
-      },
     }),
     maxAttempts: integer({ env: 'MAX_ATTEMPTS', default: 5, min: 1, doc: 'Candidates tried per request (candidates skipped for their size do not count)' }),
   },
