@@ -155,9 +155,11 @@ function checkToolConfig(value: unknown, functions: readonly FunctionDeclaration
   if (calling.mode !== undefined) oneOf(calling.mode, 'toolConfig.functionCallingConfig.mode', ['AUTO', 'ANY', 'NONE', 'VALIDATED', 'MODE_UNSPECIFIED']);
   if (calling.allowedFunctionNames !== undefined) {
     const path = 'toolConfig.functionCallingConfig.allowedFunctionNames';
+    // A set, so that many names against many declarations cost their sum, not their product.
+    const declared = new Set(functions.map((fn) => fn.name));
     for (const [index, name] of array(calling.allowedFunctionNames, path).entries()) {
       const wanted = string(name, `${path}.${index}`);
-      if (!functions.some((fn) => fn.name === wanted)) fail(`${path}.${index}`, `names no function declaration of the request: ${wanted}`);
+      if (!declared.has(wanted)) fail(`${path}.${index}`, `names no function declaration of the request: ${wanted}`);
     }
   }
   return config as ToolConfig;
