@@ -35,18 +35,50 @@ function signed(signature: string | undefined): { providerOptions?: SharedV4Prov
   return signature === undefined ? {} : { providerOptions: { [SIGNATURE_NAMESPACE]: { thoughtSignature: signature } } };
 }
 
-/** Calls of earlier model turns not answered yet, in order: a functionResponse takes its call by id, else the first of its name. */
-interface Pending {
+/** A call of an earlier model turn. */
+interface Call {
   readonly id: string;
   readonly name: string;
+  answered: boolean;
 }
 
-/** The call a functionResponse answers: by id, else the oldest unanswered call of its name; a 400 for none. */
-function takeCall(pending: Pending[], response: FunctionResponse, path: string): Pending {
-  let at = response.id === undefined ? -1 : pending.findIndex((call) => call.id === response.id);
-  if (at === -1) at = pending.findIndex((call) => call.name === response.name);
-  if (at === -1) fail(path, `answers no functionCall of an earlier model turn (none with its id, and none named ${response.name} left unanswered)`);
-  return pending.splice(at, 1)[0] as Pending;
+/** Calls with one id, or one name, in order; those before `head` are answered. */
+interface CallQueue {
+  readonly calls: Call[];
+  head: number;
+}
+
+/**
+ * Calls of earlier model turns not answered yet, in order, by id and by name: a
+ * functionResponse takes its call by id, else the first of its name, without a scan of
+ * every call (a request may hold many calls and many responses).
+ */
+class Pending {
+  private readonly byId = new Map<string, CallQueue>();
+  private readonly byName = new Map<string, CallQueue>();
+
+  add(id: string, name: string): void {
+    const call: Call = { id, name, answered: false };
+    for (const [map, key] of [[this.byId, id], [this.byName, name]] as const) {
+      const queue = map.get(key);
+      if (queue) queue.calls.push(call);
+      else map.set(key, { calls: [call], head: 0 });
+    }
+  }
+
+  /** The call a functionResponse answers: by id, else the oldest unanswered call of its name; a 400 for none. */
+  take(response: FunctionResponse, path: string): Call {
+    const call = (response.id === undefined ? undefined : firstUnanswered(this.byId.get(response.id))) ?? firstUnanswered(this.byName.get(response.name));
+    if (call === undefined) fail(path, `answers no functionCall of an earlier model turn (none with its id, and none named ${response.name} left unanswered)`);
+    call.answered = true;
+    return call;
+  }
+}
+
+function firstUnanswered(queue: CallQueue | undefined): Call | undefined {
+  if (queue === undefined) return undefined;
+  while (queue.head < queue.calls.length && (queue.calls[queue.head] as Call).answered) queue.head += 1;
+  return queue.calls[queue.head];
 }
 
 /** A function's result as the AI SDK takes it: Gemini CLI's `{output}` and `{error}` as text, anything else as JSON. */
@@ -71,7 +103,7 @@ type UserPart = LanguageModelV4TextPart | LanguageModelV4FilePart;
  * and is not sent on (Gemini CLI drops thoughts from its history too); its signature is,
  * as an empty thought, which only Google's own models read.
  */
-function modelTurn(prompt: LanguageModelV4Prompt, content: Content, index: number, pending: Pending[]): void {
+function modelTurn(prompt: LanguageModelV4Prompt, content: Content, index: number, pending: Pending): void {
   const parts: AssistantPart[] = [];
   for (const [at, part] of content.parts.entries()) {
     const signature = part.thoughtSignature;
@@ -79,7 +111,7 @@ function modelTurn(prompt: LanguageModelV4Prompt, content: Content, index: numbe
       const { name, args } = part.functionCall;
       // Gemini may send calls without ids (before Gemini 3, and through some proxies): one is made, unique in the request.
       const id = part.functionCall.id ?? `call_${index}_${at}`;
-      pending.push({ id, name });
+      pending.add(id, name);
       parts.push({ type: 'tool-call', toolCallId: id, toolName: name, input: args ?? {}, ...signed(signature) });
     } else if (part.thought === true) {
       if (signature !== undefined) parts.push({ type: 'reasoning', text: '', ...signed(signature) });
@@ -110,13 +142,13 @@ function userPart(part: Part, path: string): UserPart | undefined {
 }
 
 /** A user turn: its function responses first, as a tool message (they answer the turn before), then the rest. */
-function userTurn(prompt: LanguageModelV4Prompt, content: Content, index: number, pending: Pending[]): void {
+function userTurn(prompt: LanguageModelV4Prompt, content: Content, index: number, pending: Pending): void {
   const results: LanguageModelV4ToolResultPart[] = [];
   const parts: UserPart[] = [];
   for (const [at, part] of content.parts.entries()) {
     const path = `contents.${index}.parts.${at}`;
     if (part.functionResponse) {
-      const call = takeCall(pending, part.functionResponse, `${path}.functionResponse`);
+      const call = pending.take(part.functionResponse, `${path}.functionResponse`);
       results.push({ type: 'tool-result', toolCallId: call.id, toolName: call.name, output: toOutput(part.functionResponse.response) });
       continue;
     }
@@ -138,7 +170,7 @@ function toPrompt(request: GeminiRequest): LanguageModelV4Prompt {
   const prompt: LanguageModelV4Prompt = [];
   const system = (request.systemInstruction?.parts ?? []).map((part) => part.text ?? '').filter((text) => text !== '').join('\n\n');
   if (system !== '') prompt.push({ role: 'system', content: system });
-  const pending: Pending[] = [];
+  const pending = new Pending();
   for (const [index, content] of request.contents.entries()) {
     if (content.role === 'model') modelTurn(prompt, content, index, pending);
     else userTurn(prompt, content, index, pending);
