@@ -129,14 +129,15 @@ export type HostedTools = 'drop' | 'reject';
  */
 function checkTools(value: unknown, hostedTools: HostedTools): { functions: FunctionDeclaration[]; droppedTools: string[] } {
   const functions: FunctionDeclaration[] = [];
-  const droppedTools: string[] = [];
-  if (value === undefined || value === null) return { functions, droppedTools };
+  // A set: a tool may name many fields, each looked up once.
+  const droppedTools = new Set<string>();
+  if (value === undefined || value === null) return { functions, droppedTools: [] };
   for (const [index, item] of array(value, 'tools').entries()) {
     const tool = object(item, `tools.${index}`);
     for (const [field, inner] of Object.entries(tool)) {
       if (field !== 'functionDeclarations') {
         if (hostedTools === 'reject') fail(`tools.${index}.${field}`, 'is a tool Google runs itself, which Freeway does not run; only functionDeclarations are taken (HOSTED_TOOLS=reject)');
-        if (!droppedTools.includes(field)) droppedTools.push(field);
+        droppedTools.add(field);
         continue;
       }
       for (const [at, declaration] of array(inner, `tools.${index}.functionDeclarations`).entries()) {
@@ -144,7 +145,7 @@ function checkTools(value: unknown, hostedTools: HostedTools): { functions: Func
       }
     }
   }
-  return { functions, droppedTools };
+  return { functions, droppedTools: [...droppedTools] };
 }
 
 function checkToolConfig(value: unknown, functions: readonly FunctionDeclaration[]): ToolConfig | undefined {
