@@ -280,10 +280,20 @@ export function completionRoute<Req>(api: ClientApi<Req>, deps: CompletionDeps):
   };
 }
 
+/** How many dropped tools are named, and how much of each name: a request may name thousands, of any length. */
+const MAX_NAMED_TOOLS = 16;
+const MAX_TOOL_NAME = 64;
+/** What a header value may not hold (control and non-Latin-1 characters), and what a tool name needs no more of. */
+const notNameCharacter = /[^\w.:-]/g;
+
+const toolNameShown = (name: string): string =>
+  (name.length > MAX_TOOL_NAME ? `${name.slice(0, MAX_TOOL_NAME)}...` : name).replace(notNameCharacter, '_');
+
 /** Tools of the request left out of the upstream call, named in X-Freeway-Dropped-Tools and the log line. */
 function noteDroppedTools(res: Response, dropped: readonly string[] | undefined): void {
   if (dropped === undefined || dropped.length === 0) return;
-  const names = dropped.join(', ');
+  const shown = dropped.slice(0, MAX_NAMED_TOOLS).map(toolNameShown).join(', ');
+  const names = dropped.length > MAX_NAMED_TOOLS ? `${shown} and ${dropped.length - MAX_NAMED_TOOLS} more` : shown;
   res.setHeader('X-Freeway-Dropped-Tools', names);
   res.locals.note = `tools left out of the upstream call (hosted tools Freeway cannot run): ${names}`;
 }

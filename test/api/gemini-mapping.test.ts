@@ -126,6 +126,17 @@ describe('Gemini API: the mapping in and out', function () {
       expect(sent().tools).to.deep.equal([{ type: 'function', function: { name: 'get_time', parameters: { type: 'object', properties: {} } } }]);
     });
 
+    it('a careless or hostile tool list: names no header can carry and thousands of them are named safely and briefly', async function () {
+      const odd = { 'line\nbreak': {}, 'ünïcode': {}, ['x'.repeat(500)]: {} };
+      const many = Object.fromEntries(Array.from({ length: 5000 }, (_, i) => [`tool${i}`, {}]));
+      const res = await generate(freeway, 'cerebras/gpt-oss-120b', { contents: [userText('News?')], tools: [odd, many, { functionDeclarations: [{ name: 'get_time' }] }] }, cerebras);
+      expect(res.status).to.equal(200);
+      const header = res.headers.get('x-freeway-dropped-tools') ?? '';
+      expect(header.startsWith(`line_break, _n_code, ${'x'.repeat(64)}..., tool0, tool1,`), header.slice(0, 200)).to.equal(true);
+      expect(header.endsWith(', tool12 and 4987 more')).to.equal(true);
+      expect(sent().tools.map((tool: { function: { name: string } }) => tool.function.name)).to.deep.equal(['get_time']);
+    });
+
     it('JSON mode: responseMimeType application/json with an upper-case responseJsonSchema, as Gemini CLI sends it', async function () {
       const schema = { type: 'OBJECT', properties: { complexity_reasoning: { type: 'STRING' }, complexity_score: { type: 'INTEGER' } }, required: ['complexity_reasoning', 'complexity_score'] };
       suite.upstream.handle((req, res) => openAIText(res, '{"complexity_reasoning":"simple","complexity_score":10}', req));
