@@ -389,6 +389,9 @@ describe('Gemini API: GEMINI_MODEL_MAP, the model list, CORS, the rate limit and
       expect(embedding.supportedGenerationMethods).to.deep.equal(['embedContent', 'batchEmbedContents']);
       const mapped = (await (await fetch(`${freeway.url}/v1beta/models/gemini-3.8-flash`)).json()) as Record<string, unknown>;
       expect(mapped).to.include({ name: 'models/gemini-3.8-flash', baseModelId: 'free:auto', displayName: 'gemini-3.8-flash (served by free:auto)' });
+      // A name longer than any route takes is no model, whatever GEMINI_MODEL_MAP's patterns would make of it.
+      const long = `gemini-3.8-flash${'-x'.repeat(200)}`;
+      await expectGoogleError(await fetch(`${freeway.url}/v1beta/models/${long}`), 404, 'NOT_FOUND', /^Unknown model: gemini-3\.8-flash-x-x/);
     });
 
     it('with key headers, what those keys can use; 404 and 400 in the envelope', async function () {

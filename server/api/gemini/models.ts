@@ -4,6 +4,7 @@ import { didYouMean } from '../../../catalog/suggest.ts';
 import { clip, freewayError } from '../../core/errors.ts';
 import type { KeyModelList } from '../../models/key-models.ts';
 import { modelIdOf } from '../models.ts';
+import { MAX_MODEL_ID_LENGTH } from '../limits.ts';
 import { fail } from '../validation.ts';
 import { queryOf } from './path.ts';
 
@@ -113,7 +114,8 @@ export function geminiModels(catalog: Catalog, resolve: (model: string) => strin
     },
     async get(req: Request, res: Response) {
       const asked = modelIdOf(req, 'name');
-      const target = resolve(asked);
+      // A name longer than any route takes is no model: it is not run through the map's patterns.
+      const target = asked.length > MAX_MODEL_ID_LENGTH ? asked : resolve(asked);
       // Only the model asked for is turned into Gemini's shape, not the keys' whole list.
       const keyed = forKeys && (await forKeys(req))?.find((object) => object.id === target);
       const found = (keyed && toGeminiModel(keyed, catalog, true)) ?? byName.get(target);
