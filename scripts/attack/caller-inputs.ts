@@ -2,9 +2,13 @@
  * Attack: requests built to make Freeway fail before any provider answers, so
  * that the failure lands on the keys everyone shares: tool and response_format
  * schemas nested 5,000 levels deep (the stack runs out), and image URLs that the
- * AI SDK's Gemini mapping refuses without a full media type. Holds when each is
- * answered (a 400 for the schemas, an answer for the images), nothing deep
- * reaches a provider, and /health of every key is unchanged.
+ * AI SDK's Gemini mapping refuses without a full media type; and Gemini API bodies
+ * whose parts check one another (20,000 declarations, allowed names, calls and their
+ * responses, and hosted tools named with a line break), which a check that pairs
+ * them by scanning makes quadratic. Holds when each is answered (a 400 for the
+ * schemas, an answer for the images, the Gemini bodies mapped in full and refused as
+ * too large for any model, each within `geminiBudgetMs`), nothing
+ * deep reaches a provider, and /health of every key is unchanged.
  *
  *   node scripts/attack/caller-inputs.ts [requests]
  */
@@ -18,18 +22,36 @@ export interface CallerInputsOptions {
   readonly requests: number;
   /** Nesting of the schemas (5,000). */
   readonly depth: number;
+  /** Function declarations, calls and responses in each Gemini body (20,000). */
+  readonly geminiParts: number;
+  /** The longest a Gemini body may take to be answered (3,000 ms). */
+  readonly geminiBudgetMs: number;
   /** Checkout of Freeway to attack (this one). */
   readonly root?: string;
 }
 
-const defaults: CallerInputsOptions = { requests: 10, depth: 5000 };
+const defaults: CallerInputsOptions = { requests: 10, depth: 5000, geminiParts: 20_000, geminiBudgetMs: 3000 };
+
+/** A Gemini body whose declarations, allowed names, calls and responses all pair with one another. */
+function pairedGeminiBody(parts: number): string {
+  const names = Array.from({ length: parts }, (_, i) => `tool_${i}`);
+  return JSON.stringify({
+    contents: [
+      { role: 'user', parts: [{ text: 'Hi' }] },
+      { role: 'model', parts: names.map((name) => ({ functionCall: { name, args: {} } })) },
+      { role: 'user', parts: names.map((name) => ({ functionResponse: { name, response: { ok: true } } })) },
+    ],
+    tools: [{ functionDeclarations: names.map((name) => ({ name })) }, { 'line\nbreak': {}, googleSearch: {} }],
+    toolConfig: { functionCallingConfig: { mode: 'ANY', allowedFunctionNames: names } },
+  });
+}
 
 /** A schema nested `depth` objects deep, as JSON text (JSON.stringify would run out of stack). */
 const nested = (depth: number): string => `${'{"type":"object","properties":{"a":'.repeat(depth)}{"type":"string"}${'}}'.repeat(depth)}`;
 
-async function post(url: string, body: string, headers: Record<string, string>): Promise<number> {
+async function post(url: string, body: string, headers: Record<string, string>, path = '/v1/chat/completions'): Promise<number> {
   try {
-    const response = await fetch(`${url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
+    const response = await fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
     await response.arrayBuffer();
     return response.status;
   } catch {
@@ -68,6 +90,14 @@ export async function run(options: Partial<CallerInputsOptions> = {}): Promise<A
     }
     const images: number[] = [];
     for (let i = 0; i < opts.requests; i++) images.push(await post(freeway.url, image, keyHeaders('google')));
+    const gemini = pairedGeminiBody(opts.geminiParts);
+    const geminiStatuses: number[] = [];
+    let geminiSlowestMs = 0;
+    for (let i = 0; i < 3; i++) {
+      const started = performance.now();
+      geminiStatuses.push(await post(freeway.url, gemini, keyHeaders('cerebras'), '/v1beta/models/cerebras/gpt-oss-120b:generateContent'));
+      geminiSlowestMs = Math.max(geminiSlowestMs, performance.now() - started);
+    }
     const healthAfter = await healthLine(freeway.url, headers);
     const deepReachedProviders = openai.requests.filter((req) => JSON.stringify(req.body ?? {}).includes('"deep"')).length;
     const survived = freeway.alive();
@@ -77,6 +107,9 @@ export async function run(options: Partial<CallerInputsOptions> = {}): Promise<A
         survived &&
         deep.every((status) => status === 400) &&
         images.every((status) => status === 200) &&
+        // Mapped and estimated in full, the body fits no model: Request too large, at once.
+        geminiStatuses.every((status) => status === 400) &&
+        geminiSlowestMs <= opts.geminiBudgetMs &&
         deepReachedProviders === 0 &&
         healthAfter === healthBefore,
       figures: {
@@ -85,6 +118,9 @@ export async function run(options: Partial<CallerInputsOptions> = {}): Promise<A
         deepSchemasSentUpstream: deepReachedProviders,
         imageUrlRequests: images.length,
         imageUrlStatuses: tally(images),
+        geminiPairedBodyMb: Number((gemini.length / 1e6).toFixed(1)),
+        geminiPairedStatuses: tally(geminiStatuses),
+        geminiSlowestMs: Math.round(geminiSlowestMs),
         healthBefore,
         healthAfter,
         peakRssMb: Math.round(freeway.peakRssMb()),
