@@ -70,3 +70,14 @@ export function defineScript<T>(client: Redis, name: string, lua: string, number
   if (!command) throw new Error(`ioredis did not define ${name}`);
   return (key, ...args) => command.call(client, key, ...args);
 }
+
+/**
+ * Lua lines that hold a sorted-set index to a bound: past `max` entries the lowest-scored (least recently
+ * used) are popped and the keys they name deleted. `index` and `max` are Lua expressions (`KEYS[2]`, `ARGV[4]`).
+ */
+export const dropPastBoundLua = (index: string, max: string): string => `
+local over = redis.call('ZCARD', ${index}) - tonumber(${max})
+if over > 0 then
+  local dropped = redis.call('ZPOPMIN', ${index}, over)
+  for i = 1, #dropped, 2 do redis.call('DEL', dropped[i]) end
+end`;

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { StickyStore } from '../sticky.ts';
-import { defineScript } from './client.ts';
+import { defineScript, dropPastBoundLua } from './client.ts';
 
 /*
  * Conversations' models in Redis under `freeway:sticky:<HMAC>`, each expiring STICKY_TTL_MS after
@@ -10,12 +10,7 @@ import { defineScript } from './client.ts';
  */
 const setLua = `
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
-redis.call('ZADD', KEYS[2], ARGV[3], KEYS[1])
-local over = redis.call('ZCARD', KEYS[2]) - tonumber(ARGV[4])
-if over > 0 then
-  local dropped = redis.call('ZPOPMIN', KEYS[2], over)
-  for i = 1, #dropped, 2 do redis.call('DEL', dropped[i]) end
-end
+redis.call('ZADD', KEYS[2], ARGV[3], KEYS[1])${dropPastBoundLua('KEYS[2]', 'ARGV[4]')}
 return 1`;
 
 export function createRedisStickyStore(client: Redis, maxEntries: number, prefix = 'freeway:sticky:'): StickyStore {

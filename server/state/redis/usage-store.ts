@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { DAY_MS, USAGE_DAYS, dayExpiry, type UsageRecord, type UsageStore } from '../usage.ts';
-import { defineScript } from './client.ts';
+import { defineScript, dropPastBoundLua } from './client.ts';
 
 /*
  * Usage per key in Redis: one hash per key and UTC day, `freeway:usage:<provider>:<HMAC>:<day>`,
@@ -14,12 +14,7 @@ import { defineScript } from './client.ts';
 
 /** Drops from the index what is older than the days shown, then the least recently written hashes past the bound. */
 const trimLua = `
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
-local over = redis.call('ZCARD', KEYS[1]) - tonumber(ARGV[2])
-if over > 0 then
-  local dropped = redis.call('ZPOPMIN', KEYS[1], over)
-  for i = 1, #dropped, 2 do redis.call('DEL', dropped[i]) end
-end
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])${dropPastBoundLua('KEYS[1]', 'ARGV[2]')}
 return 1`;
 
 type Counter = 'requests' | 'answers' | 'in' | 'out';
