@@ -48,6 +48,8 @@ import { probes, type Readiness } from './http/probes.ts';
 import { serveConsole } from './http/console.ts';
 import { errorHandler } from './http/error-handler.ts';
 import { anonymousAccess } from './http/anonymous.ts';
+import { TRACE_ID_HEADER, traceRequests } from './http/tracing.ts';
+import type { Tracing } from './tracing/index.ts';
 import { cachedModels, createKeyReader, createLatencyTracker, createModelSource, createRouter, createUpstreamFetch, healthPolicy } from './routing/index.ts';
 
 export interface AppDeps {
@@ -74,12 +76,14 @@ export interface AppDeps {
   readonly now?: () => number;
   /** What `GET /metrics` serves; this app's own registry when absent (a cluster worker asks the primary instead). */
   readonly scrapeMetrics?: () => Promise<string>;
+  /** OpenTelemetry traces (tracing/index.ts `startTracing`); none when absent. The app shuts it down on close. */
+  readonly tracing?: Tracing;
 }
 
 export interface FreewayApp {
   readonly app: Express;
-  /** Stops timers and releases stores. */
-  close(): Promise<void>;
+  /** Stops timers and releases stores; sends the pending spans, waiting at most `flushWithinMs` (SHUTDOWN_TIMEOUT_MS when absent). */
+  close(flushWithinMs?: number): Promise<void>;
   /** Answers every completion still running (503, or an error event once streaming), for a shutdown that cannot wait longer. */
   interrupt(): void;
   /** This process's metrics (prom-client), also when METRICS_PORT serves them elsewhere. */
@@ -327,8 +331,12 @@ export function createApp(deps: AppDeps): FreewayApp {
   // Probes come first: cheap, never rate limited, not logged per call.
   probes(app, readiness, stores.redisReady, config.state.readyzRequireRedis);
   app.use(requestId(redact));
-  app.use(requestLog(logger, keyShapedRedactor(redact, readKeys)));
+  // Paths in the log, and whatever a caller wrote that a span holds: keys and key-shaped text out.
+  const redactPath = keyShapedRedactor(redact, readKeys);
+  app.use(requestLog(logger, redactPath));
   app.use(metrics.middleware);
+  // Only with tracing on: off, no request pays for a span.
+  if (deps.tracing) app.use(['/v1', '/v1beta'], traceRequests(deps.tracing, redactPath));
   app.use(
     ['/v1', '/v1beta'],
     cors({
@@ -338,7 +346,7 @@ export function createApp(deps: AppDeps): FreewayApp {
       // headers, and whatever a client SDK adds, such as the openai SDK's
       // x-stainless-*). No route reads cookies or credentials, so nothing is
       // gained by refusing a header, and the list stays right when SDKs change.
-      exposedHeaders: ['Retry-After', 'RateLimit', 'RateLimit-Policy', 'X-Request-Id', 'X-Freeway-Provider', 'X-Freeway-Model', 'X-Freeway-Attempts', 'X-Freeway-Dropped-Tools'],
+      exposedHeaders: ['Retry-After', 'RateLimit', 'RateLimit-Policy', 'X-Request-Id', 'X-Freeway-Provider', 'X-Freeway-Model', 'X-Freeway-Attempts', 'X-Freeway-Dropped-Tools', TRACE_ID_HEADER],
       maxAge: 600,
     }),
   );
@@ -371,10 +379,11 @@ export function createApp(deps: AppDeps): FreewayApp {
   const warnOfDrops = createThrottledWarn(logger);
   return {
     app,
-    async close() {
+    async close(flushWithinMs = config.timeouts.shutdownMs) {
       knowledge.close();
       await usage?.close();
       await stores.close();
+      await deps.tracing?.shutdown(flushWithinMs);
     },
     interrupt: shutdown.interrupt,
     metrics: metrics.registry,

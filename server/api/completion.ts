@@ -24,6 +24,7 @@ import {
 } from '../routing/index.ts';
 import { lookUpModel } from './lookup.ts';
 import type { KeyReader, KeySet } from '../core/keys.ts';
+import type { GenAiOperation, RequestTrace } from '../tracing/index.ts';
 
 /**
  * One client API (chat completions, Responses, Messages): how its request maps
@@ -32,6 +33,8 @@ import type { KeyReader, KeySet } from '../core/keys.ts';
  * same for every API and lives in `completionRoute`.
  */
 export interface ClientApi<Req> {
+  /** The GenAI operation its traces name (`gen_ai.operation.name`); `chat` when absent. */
+  readonly operation?: GenAiOperation;
   /** Validates the body; throws a 400 `HttpError` naming the field. */
   parse(body: unknown): Req;
   /** The catalog id or alias to route to. */
@@ -175,6 +178,8 @@ interface StreamAnswer {
   readonly encoder: StreamEncoder;
   readonly attempts: readonly AttemptLog[];
   readonly keys: KeySet;
+  /** The request's trace, when it records the answer's content. */
+  readonly capture: RequestTrace | undefined;
 }
 
 /** A routed stream that failed after its first byte: this API's error event, or the connection closed. */
@@ -219,6 +224,7 @@ async function sendStream(answer: StreamAnswer, deps: CompletionDeps): Promise<v
         finish = value;
         continue;
       }
+      answer.capture?.outputPart(value);
       out += encoder.part(value);
       if (out === '') continue;
       const took = res.write(out);
@@ -231,6 +237,7 @@ async function sendStream(answer: StreamAnswer, deps: CompletionDeps): Promise<v
         return;
       }
     }
+    res.locals.trace?.output({ finishReason: (finish as RoutedFinish).finishReason });
     res.end(out + encoder.end(finish as RoutedFinish));
   } catch (error) {
     if (!(error instanceof StreamFailed)) await reader.cancel().catch(() => {});
@@ -248,11 +255,14 @@ export function completionRoute<Req>(api: ClientApi<Req>, deps: CompletionDeps):
     const request = api.parse(req.body);
     noteDroppedTools(res, api.droppedTools?.(request));
     const target = api.target(request);
+    const trace = locals.trace;
+    trace?.requested({ operation: api.operation ?? 'chat', model: target, sentModel: api.sentModel?.(request), stream: api.stream(request) });
     const client = (): string => deps.clientOf?.(req) ?? '';
     // A pinned model the plugin does not know is served when a live list of the request's keys holds it.
     const entry = await lookUpModel({ catalog, target, kind: 'chat', findLive: (model) => router.findLive(model, keys, client) });
     const strategy = routingOf(req);
     const callOptions = api.callOptions(request);
+    if (trace?.capturesContent) trace.input(callOptions.prompt);
     const alias = isAlias(entry);
     const conversation = alias && deps.conversations ? conversationOf(deps.conversations, { target: entry.id, keys, prompt: callOptions.prompt }) : undefined;
     const sent = api.sentModel?.(request);
@@ -262,14 +272,16 @@ export function completionRoute<Req>(api: ClientApi<Req>, deps: CompletionDeps):
     const extras: RequestExtras = api.extras ? { ...api.extras(request), user } : { user };
     const attempts: AttemptLog[] = [];
     locals.attempts = attempts;
-    const model = routedModel(router, { plan, keys, models, extras, attempts, maxResponseBytes: deps.maxResponseBytes, conversation: conversation?.id });
+    const model = routedModel(router, { plan, keys, models, extras, attempts, maxResponseBytes: deps.maxResponseBytes, conversation: conversation?.id, trace });
     const options = { ...callOptions, abortSignal: callerController(res, deps.shutdown).signal };
     try {
       if (api.stream(request)) {
-        await sendStream({ res, routed: await model.doStream(options), encoder: api.openStream(request), attempts, keys }, deps);
+        const capture = trace?.capturesContent ? trace : undefined;
+        await sendStream({ res, routed: await model.doStream(options), encoder: api.openStream(request), attempts, keys, capture }, deps);
         return;
       }
       const result = await model.doGenerate(options);
+      trace?.output(result);
       setRoutingHeaders(res, result.candidate, attempts);
       res.json(api.respond(result, request));
       // Only an answer the socket could not take at once needs watching.

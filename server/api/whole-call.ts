@@ -30,7 +30,7 @@ export async function runWholeCall<T>(res: Response, deps: WholeCallDeps, { entr
   const attempts: AttemptLog[] = [];
   res.locals.attempts = attempts;
   try {
-    const { value, candidate } = await deps.router.call({ plan, keys, attempt, callerSignal: caller.signal, attempts, tokensOf });
+    const { value, candidate } = await deps.router.call({ plan, keys, attempt, callerSignal: caller.signal, attempts, tokensOf, trace: res.locals.trace });
     setRoutingHeaders(res, candidate, attempts);
     return { value, model: candidate.model };
   } catch (error) {

@@ -8,6 +8,7 @@ import { estimateInputTokens } from './estimate.ts';
 import type { RoutedPart } from './stream-parts.ts';
 import { collect, openStream, type Collected, type ModelSource, type OpenedStream, type UpstreamCall } from './upstream.ts';
 import type { Failure } from './upstream-errors.ts';
+import type { RequestTrace } from '../tracing/index.ts';
 
 /**
  * A planned request as an AI SDK `LanguageModelV4` (as `wrapLanguageModel` takes
@@ -30,6 +31,8 @@ export interface RoutedRequest {
   readonly maxResponseBytes: number;
   /** The request's conversation (routing/sticky.ts), whose model is kept after the answer. */
   readonly conversation?: string;
+  /** The request's trace, when tracing is on. */
+  readonly trace?: RequestTrace;
 }
 
 export interface RoutedStreamResult extends Omit<LanguageModelV4StreamResult, 'stream'> {
@@ -121,7 +124,7 @@ function upstreamCall(options: LanguageModelV4CallOptions, request: RoutedReques
 type UpstreamAttempt<T> = (call: UpstreamCall, candidate: Candidate, attempt: Attempt) => Promise<T>;
 
 export function routedModel(router: Pick<Router, 'run'>, request: RoutedRequest): RoutedModel {
-  const { plan, keys, attempts, conversation } = request;
+  const { plan, keys, attempts, conversation, trace } = request;
   // The router asks for the input estimate when it first needs it, and keeps it for the rest of the request.
   const run = <T>(options: LanguageModelV4CallOptions, upstream: UpstreamAttempt<T>): Promise<Routed<T>> => {
     const call = upstreamCall(options, request);
@@ -134,6 +137,7 @@ export function routedModel(router: Pick<Router, 'run'>, request: RoutedRequest)
       budget: options.maxOutputTokens,
       inputTokens: () => estimateInputTokens(options),
       conversation,
+      trace,
     });
   };
   return {
@@ -147,9 +151,9 @@ export function routedModel(router: Pick<Router, 'run'>, request: RoutedRequest)
     },
     async doGenerate(options) {
       const routed = await run(options, (call, candidate, attempt) => collect(call, candidate, attempt, request.maxResponseBytes));
-      await routed.finish();
       const { inputTokens, outputTokens } = routed.value.usage;
       routed.tokens(inputTokens.total, outputTokens.total);
+      await routed.finish();
       return { ...routed.value, warnings: [], candidate: routed.candidate };
     },
   };

@@ -9,6 +9,7 @@ import { ANSWER_EVENT, REQUEST_EVENT, type UsageCounter } from '../state/usage.t
 import type { KeySet } from '../core/keys.ts';
 import type { LatencyTracker } from './latency.ts';
 import type { ModelKnowledge } from '../models/model-knowledge.ts';
+import type { AttemptTrace, RequestTrace } from '../tracing/index.ts';
 import { logAttempt, startAttempt, type Attempt, type AttemptLog, type AttemptTimings, type RunningAttempt } from './attempt.ts';
 import { CallerGone, contextTooLong, decide, exhausted, keyName, noFailures, noteFailure, outputCap, requestTooLarge, type Decision, type Failures } from './failover.ts';
 import { canUse, poolModelId, type Candidate, type Plan, type PoolKey, type ProviderKeys } from './plan.ts';
@@ -50,6 +51,8 @@ export interface RunRequest<T> {
   readonly inputTokens?: () => number;
   /** The request's conversation (routing/sticky.ts): the model that answers is kept for its next turn. */
   readonly conversation?: string;
+  /** The request's trace, when tracing is on: each attempt gets a span under it. */
+  readonly trace?: RequestTrace;
 }
 
 export interface RouterDeps {
@@ -164,6 +167,8 @@ function createRequestLimits(keepMs: number, maxEntries: number, now: () => numb
 interface StartedAttempt {
   readonly running: RunningAttempt;
   readonly candidate: Candidate;
+  /** The attempt's span, when the request is traced. */
+  readonly traced: AttemptTrace | undefined;
 }
 
 /** A failed attempt, as the router met it. */
@@ -204,7 +209,7 @@ async function attemptFailed<T>(ctx: RouterContext, { run, running, candidate, e
 }
 
 /** An attempt that answered: recorded a success, and handed over until `finish`. */
-async function succeeded<T>(ctx: RouterContext, run: RunState<T>, { running, candidate }: StartedAttempt, value: T): Promise<Routed<T>> {
+async function succeeded<T>(ctx: RouterContext, run: RunState<T>, { running, candidate, traced }: StartedAttempt, value: T): Promise<Routed<T>> {
   // What is handed over now is a stream the caller reads at its own pace: STREAM_MAX_DURATION_MS bounds it from here.
   running.handOver();
   const at = ctx.now();
@@ -223,16 +228,20 @@ async function succeeded<T>(ctx: RouterContext, run: RunState<T>, { running, can
     attempt: running.attempt,
     tokens(input, output) {
       ctx.usage?.count(candidate.healthId, candidate.model.id, { kind: 'tokens', input, output });
+      traced?.tokens(input, output);
     },
     async finish(error) {
       if (finished) return undefined;
       finished = true;
       if (error === undefined) {
         running.end(false);
+        traced?.end();
         return undefined;
       }
       // A failure after the answer was handed over: recorded as any other; nothing more is tried.
-      return (await attemptFailed(ctx, { run, running, candidate, error, budgetLowered: false })).failure;
+      const { failure } = await attemptFailed(ctx, { run, running, candidate, traced, error, budgetLowered: false });
+      traced?.end({ kind: failure.kind, status: failure.label });
+      return failure;
     },
   };
 }
@@ -242,15 +251,21 @@ async function attempt<T>(ctx: RouterContext, run: RunState<T>, candidate: Candi
   const plan = run.plan.keys.get(candidate.model.provider.id) as ProviderKeys;
   const latencyId = poolModelId(plan.poolId, candidate.model.spec.id);
   run.tried += 1;
-  const running = startAttempt({ timings: ctx.timings, callerSignal: run.callerSignal, runStarted: run.started, left: run.deadline - Date.now(), onFirstOutput: (ms) => ctx.latency.observe(latencyId, ms) });
+  const traced = run.trace?.attempt({ provider: candidate.model.provider.id, model: candidate.model.spec.id, keyIndex: candidate.keyPosition, keyCount: candidate.keyCount });
+  const onFirstOutput = (ms: number): void => {
+    ctx.latency.observe(latencyId, ms);
+    traced?.firstOutput(ms);
+  };
+  const running = startAttempt({ timings: ctx.timings, callerSignal: run.callerSignal, runStarted: run.started, left: run.deadline - Date.now(), onFirstOutput });
   ctx.usage?.count(candidate.healthId, candidate.model.id, REQUEST_EVENT);
   try {
     const value = await run.attempt(candidate, running.attempt);
     run.attempts.push(logAttempt(candidate, 200, Date.now() - running.started));
-    return await succeeded(ctx, run, { running, candidate }, value);
+    return await succeeded(ctx, run, { running, candidate, traced }, value);
   } catch (error) {
-    const failed = await attemptFailed(ctx, { run, running, candidate, error, budgetLowered });
+    const failed = await attemptFailed(ctx, { run, running, candidate, traced, error, budgetLowered });
     run.attempts.push(logAttempt(candidate, failed.failure.label, Date.now() - running.started));
+    traced?.end({ kind: failed.failure.kind, status: failed.failure.label });
     return failed;
   }
 }
@@ -467,9 +482,10 @@ export function createRouter(deps: RouterDeps): Router {
     run,
     async call(request) {
       const routed = await run(request);
-      await routed.finish();
+      // Tokens first: the attempt's span ends with finish.
       const tokens = request.tokensOf?.(routed.value);
       if (tokens) routed.tokens(tokens.input, tokens.output);
+      await routed.finish();
       return { value: routed.value, candidate: routed.candidate };
     },
   };

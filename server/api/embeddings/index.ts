@@ -106,6 +106,7 @@ export interface EmbeddingsCall {
  * the caller went away.
  */
 export async function routeEmbeddings(deps: EmbeddingsDeps, { req, res, request, keys }: EmbeddingsCall): Promise<{ value: Embedded; model: CatalogModel } | undefined> {
+  res.locals.trace?.requested({ operation: 'embeddings', model: request.model, stream: false });
   // A pinned embedding model the plugin does not declare is served when a live list of the request's keys holds it.
   const findLive = (target: string) => deps.router.findLive(target, keys, () => deps.clientOf?.(req) ?? '', 'embedding');
   const entry = await lookUpModel({ catalog: deps.catalog, target: request.model, kind: 'embedding', findLive });

@@ -29,6 +29,7 @@ export interface GeminiDeps {
 /** Gemini's generateContent and streamGenerateContent for one path: the model and whether (and how) to stream come from it. */
 export function geminiApi(target: GeminiTarget, resolve: (model: string) => string, hostedTools: HostedTools): ClientApi<GeminiRequest> {
   return {
+    operation: 'generate_content',
     parse: (body) => parseGeminiRequest(body, target, hostedTools),
     target: (request) => resolve(request.model),
     sentModel: (request) => request.model,

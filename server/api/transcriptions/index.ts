@@ -54,6 +54,7 @@ export function transcriptionsRoute(deps: TranscriptionsDeps): RequestHandler {
     const keys = readKeys(req.headers);
     res.locals.keys = keys;
     const request = parseTranscriptionRequest(req.body as MultipartBody);
+    res.locals.trace?.requested({ operation: 'transcription', model: request.model, stream: false });
     const entry = await lookUpModel({ catalog, target: request.model, kind: 'transcription' });
     const done = await runWholeCall(res, deps, { entry, keys, attempt: (candidate, control) => transcribe(request, models, candidate, control) });
     if (!done) return;

@@ -1,0 +1,320 @@
+/**
+ * OpenTelemetry traces as a collector receives them: Freeway started with the standard OTEL_*
+ * environment sends its spans to an OTLP/HTTP receiver on 127.0.0.1, and the spans are read
+ * back as Jaeger or Tempo would read them.
+ */
+import { expect } from 'chai';
+import { startFreeway, type RunningFreeway } from '../support/freeway.ts';
+import { keyHeaders, testKeys } from '../support/keys.ts';
+import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../support/otlp.ts';
+import { geminiSSE, openAIError, openAIText, startUpstream, type FakeUpstream, type SeenRequest } from '../support/upstream.ts';
+import { KEY_FRAGMENT_LENGTH } from '../../server/core/redact.ts';
+import type { ServerResponse } from 'node:http';
+
+const SERVER = 2;
+const CLIENT = 3;
+const ERROR = 2;
+
+/** The four chat APIs, each as a client sends a short question, whole or streamed. */
+const chatApis = [
+  { name: 'chat completions', operation: 'chat', route: '/v1/chat/completions', path: () => '/v1/chat/completions', body: (stream: boolean) => ({ model: 'free:auto', messages: [{ role: 'user', content: 'Say hello' }], stream }) },
+  { name: 'Responses', operation: 'chat', route: '/v1/responses', path: () => '/v1/responses', body: (stream: boolean) => ({ model: 'free:auto', input: 'Say hello', stream }) },
+  { name: 'Messages', operation: 'chat', route: '/v1/messages', path: () => '/v1/messages', body: (stream: boolean) => ({ model: 'free:auto', max_tokens: 64, messages: [{ role: 'user', content: 'Say hello' }], stream }) },
+  {
+    name: 'Gemini',
+    operation: 'generate_content',
+    route: '/v1beta/models/*name',
+    path: (stream: boolean) => `/v1beta/models/free:auto:${stream ? 'streamGenerateContent?alt=sse' : 'generateContent'}`,
+    body: () => ({ contents: [{ role: 'user', parts: [{ text: 'Say hello' }] }] }),
+  },
+] as const;
+
+async function post(freeway: RunningFreeway, path: string, body: unknown, headers: Record<string, string>): Promise<{ status: number; headers: Headers; text: string }> {
+  const response = await fetch(`${freeway.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  return { status: response.status, headers: response.headers, text: await response.text() };
+}
+
+/** The request's span and its attempts' spans, once the receiver has the request's span and `attempts` children. */
+async function spansOf(receiver: OtlpReceiver, traceId: string, attempts: number): Promise<{ request: ReceivedSpan; children: ReceivedSpan[] }> {
+  const find = (spans: readonly ReceivedSpan[]) => {
+    const request = spans.find((span) => span.traceId === traceId && span.kind === SERVER);
+    const children = request ? spans.filter((span) => span.parentSpanId === request.spanId) : [];
+    return { request, children };
+  };
+  await receiver.waitFor((spans) => {
+    const { request, children } = find(spans);
+    return request !== undefined && children.length >= attempts;
+  });
+  const { request, children } = find(receiver.spans);
+  return { request: request as ReceivedSpan, children };
+}
+
+/** Every run of KEY_FRAGMENT_LENGTH characters of `key`, in any case, found in `text`. */
+function keyFragmentsIn(text: string, key: string): string[] {
+  const lower = text.toLowerCase();
+  const found: string[] = [];
+  for (let i = 0; i + KEY_FRAGMENT_LENGTH <= key.length; i++) {
+    const fragment = key.slice(i, i + KEY_FRAGMENT_LENGTH).toLowerCase();
+    if (lower.includes(fragment)) found.push(fragment);
+  }
+  return found;
+}
+
+/** Freeway's environment with traces on, sent as OTLP/JSON to `receiver` every 20 ms, and Cerebras and Groq played by local upstreams. */
+const tracedEnv = (receiver: OtlpReceiver, cerebras: FakeUpstream, groq: FakeUpstream): Record<string, string> => ({
+  CEREBRAS_BASE_URL: cerebras.url,
+  GROQ_BASE_URL: groq.url,
+  OTEL_TRACES_EXPORTER: 'otlp',
+  OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+  OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+  OTEL_BSP_SCHEDULE_DELAY: '20',
+});
+
+/** An OpenAI-compatible answer, or Gemini's for Google's paths. */
+function answer(req: SeenRequest, res: ServerResponse): void {
+  if (req.path.includes('generateContent')) geminiSSE(res, 'Hello there friend');
+  else openAIText(res, 'Hello there friend', req);
+}
+
+describe('OpenTelemetry traces', function () {
+  let cerebras: FakeUpstream;
+  let groq: FakeUpstream;
+  let receiver: OtlpReceiver;
+  let freeway: RunningFreeway | undefined;
+  const headers = keyHeaders('cerebras', 'groq');
+
+  const start = async (env: Record<string, string> = {}): Promise<RunningFreeway> => {
+    freeway = await startFreeway({ env: { ...tracedEnv(receiver, cerebras, groq), ...env } });
+    return freeway;
+  };
+
+  before(async function () {
+    cerebras = await startUpstream();
+    groq = await startUpstream();
+  });
+
+  after(async function () {
+    await cerebras.close();
+    await groq.close();
+  });
+
+  beforeEach(async function () {
+    receiver = await startOtlpReceiver();
+    for (const upstream of [cerebras, groq]) upstream.handle(answer);
+  });
+
+  afterEach(async function () {
+    await freeway?.close();
+    freeway = undefined;
+    await receiver.close();
+  });
+
+  for (const api of chatApis) {
+    for (const stream of [false, true]) {
+      it(`${api.name}, ${stream ? 'streamed' : 'whole'}: one request span, the attempt under it, named and attributed by the GenAI conventions`, async function () {
+        const running = await start();
+        const reply = await post(running, api.path(stream), api.body(stream), headers);
+        expect(reply.status, reply.text).to.equal(200);
+        const traceId = reply.headers.get('x-freeway-trace-id') ?? '';
+        expect(traceId).to.match(/^[0-9a-f]{32}$/);
+        const { request, children } = await spansOf(receiver, traceId, 1);
+
+        expect(request.parentSpanId).to.equal('');
+        expect(request.name).to.equal(`POST ${api.route}`);
+        expect(request.resource['service.name']).to.equal('freeway');
+        const answeredBy = reply.headers.get('x-freeway-provider') as string;
+        const model = reply.headers.get('x-freeway-model') as string;
+        expect(request.attributes).to.include({
+          'http.request.method': 'POST',
+          'http.route': api.route,
+          'http.response.status_code': 200,
+          'gen_ai.operation.name': api.operation,
+          'gen_ai.request.model': 'free:auto',
+          'gen_ai.response.model': model,
+          'freeway.provider': answeredBy,
+          'freeway.attempt.count': 1,
+          'freeway.attempts': reply.headers.get('x-freeway-attempts'),
+        });
+        expect(request.attributes['gen_ai.response.finish_reasons']).to.deep.equal(['stop']);
+        if (stream) expect(request.attributes['gen_ai.request.stream']).to.equal(true);
+        else expect(request.attributes).not.to.have.property('gen_ai.request.stream');
+
+        expect(children).to.have.length(1);
+        const [attempt] = children as [ReceivedSpan];
+        const upstreamModel = model.slice(answeredBy.length + 1);
+        expect(attempt.kind).to.equal(CLIENT);
+        expect(attempt.traceId).to.equal(traceId);
+        expect(attempt.name).to.equal(`${api.operation} ${upstreamModel}`);
+        expect(attempt.attributes).to.include({
+          'gen_ai.operation.name': api.operation,
+          'gen_ai.provider.name': answeredBy,
+          'gen_ai.request.model': upstreamModel,
+          'gen_ai.response.model': upstreamModel,
+          'gen_ai.usage.input_tokens': 7,
+          'gen_ai.usage.output_tokens': 3,
+          'freeway.provider': answeredBy,
+          'freeway.key.index': 1,
+          'freeway.key.count': 1,
+          'freeway.attempt.status': 'ok',
+        });
+        expect(attempt.attributes['gen_ai.response.time_to_first_chunk']).to.be.a('number').within(0, 30);
+        expect(attempt.status.code).to.equal(0);
+        // Without the content-capture setting, no prompt and no answer.
+        for (const span of [request, attempt]) expect(Object.keys(span.attributes).filter((name) => /messages|instructions/.test(name))).to.deep.equal([]);
+      });
+    }
+  }
+
+  it('a failover shows both attempts under the request, the first with its failure kind', async function () {
+    const running = await start();
+    let calls = 0;
+    const firstRateLimited = (req: SeenRequest, res: ServerResponse): void => {
+      if (calls++ === 0) openAIError(res, 429, 'Rate limit reached for requests', { 'retry-after': '30' });
+      else answer(req, res);
+    };
+    cerebras.handle(firstRateLimited);
+    groq.handle(firstRateLimited);
+    const reply = await post(running, '/v1/chat/completions', chatApis[0].body(true), headers);
+    expect(reply.status, reply.text).to.equal(200);
+    const { request, children } = await spansOf(receiver, reply.headers.get('x-freeway-trace-id') ?? '', 2);
+    expect(request.attributes['freeway.attempt.count']).to.equal(2);
+    expect(children).to.have.length(2);
+    const [failed, answered] = [...children].sort((a, b) => (a.attributes['freeway.attempt.status'] === 'ok' ? 1 : 0) - (b.attributes['freeway.attempt.status'] === 'ok' ? 1 : 0)) as [ReceivedSpan, ReceivedSpan];
+    expect(failed.attributes).to.include({ 'error.type': 'rate_limited', 'freeway.attempt.status': '429' });
+    expect(failed.status).to.deep.equal({ code: ERROR, message: 'rate_limited' });
+    expect(failed.attributes).not.to.have.property('gen_ai.usage.output_tokens');
+    expect(answered.attributes).to.include({ 'freeway.attempt.status': 'ok', 'gen_ai.provider.name': reply.headers.get('x-freeway-provider') });
+    expect(answered.status.code).to.equal(0);
+    expect(failed.attributes['gen_ai.provider.name']).to.not.equal(answered.attributes['gen_ai.provider.name']);
+  });
+
+  it('a request every provider fails is an error span whose attempts name their failures', async function () {
+    const running = await start();
+    for (const upstream of [cerebras, groq]) upstream.handle((_req, res) => openAIError(res, 503, 'overloaded'));
+    const reply = await post(running, '/v1/chat/completions', chatApis[0].body(false), headers);
+    expect(reply.status).to.be.within(502, 503);
+    const { request, children } = await spansOf(receiver, reply.headers.get('x-freeway-trace-id') ?? '', 2);
+    expect(request.status.code).to.equal(ERROR);
+    expect(request.attributes['error.type']).to.equal(String(reply.status));
+    expect(request.status.message).to.match(/503/);
+    expect(children.length).to.be.at.least(2);
+    for (const attempt of children) expect(attempt.attributes).to.include({ 'error.type': 'server', 'freeway.attempt.status': '503' });
+  });
+
+  it("continues the caller's W3C traceparent and answers with its trace id", async function () {
+    const running = await start();
+    const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
+    const parent = '00f067aa0ba902b7';
+    const reply = await post(running, '/v1/responses', chatApis[1].body(false), { ...headers, traceparent: `00-${traceId}-${parent}-01` });
+    expect(reply.status, reply.text).to.equal(200);
+    expect(reply.headers.get('x-freeway-trace-id')).to.equal(traceId);
+    expect(reply.headers.get('access-control-expose-headers')?.toLowerCase()).to.include('x-freeway-trace-id');
+    const { request, children } = await spansOf(receiver, traceId, 1);
+    expect(request.parentSpanId).to.equal(parent);
+    expect(children[0]?.traceId).to.equal(traceId);
+  });
+
+  it('a request the caller does not sample (traceparent flags 00) is answered with its trace id and sends no span', async function () {
+    const running = await start({ OTEL_BSP_SCHEDULE_DELAY: '60000' });
+    const traceId = '0af7651916cd43dd8448eb211c80319c';
+    const reply = await post(running, '/v1/chat/completions', chatApis[0].body(false), { ...headers, traceparent: `00-${traceId}-b7ad6b7169203331-00` });
+    expect(reply.status, reply.text).to.equal(200);
+    expect(reply.headers.get('x-freeway-trace-id')).to.equal(traceId);
+    // Closing sends whatever is pending: nothing of this trace.
+    await running.close();
+    freeway = undefined;
+    expect(receiver.spans.filter((span) => span.traceId === traceId)).to.deep.equal([]);
+  });
+
+  it('sends spans as OTLP protobuf with OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf, to OTEL_EXPORTER_OTLP_TRACES_ENDPOINT as given', async function () {
+    const running = await start({ OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${receiver.url}/v1/traces`, OTEL_SERVICE_NAME: 'gateway-eu' });
+    const reply = await post(running, '/v1/messages', chatApis[2].body(true), headers);
+    expect(reply.status, reply.text).to.equal(200);
+    const { request, children } = await spansOf(receiver, reply.headers.get('x-freeway-trace-id') ?? '', 1);
+    expect(receiver.contentTypes.every((type) => type === 'application/x-protobuf')).to.equal(true);
+    expect(request.resource['service.name']).to.equal('gateway-eu');
+    expect(request.attributes).to.include({ 'http.route': '/v1/messages', 'http.response.status_code': 200, 'gen_ai.request.model': 'free:auto', 'gen_ai.request.stream': true });
+    expect(children[0]?.attributes).to.include({ 'gen_ai.usage.input_tokens': 7, 'gen_ai.usage.output_tokens': 3 });
+  });
+
+  it('shutdown sends the spans still waiting for their batch', async function () {
+    const running = await start({ OTEL_BSP_SCHEDULE_DELAY: '60000' });
+    const reply = await post(running, '/v1/chat/completions', chatApis[0].body(true), headers);
+    expect(reply.status, reply.text).to.equal(200);
+    expect(receiver.spans).to.deep.equal([]);
+    await running.close();
+    freeway = undefined;
+    const traceId = reply.headers.get('x-freeway-trace-id');
+    expect(receiver.spans.filter((span) => span.traceId === traceId)).to.have.length(2);
+  });
+
+  it('with OTEL_TRACES_EXPORTER unset nothing is sent and no answer names a trace, even with an endpoint set', async function () {
+    const running = await startFreeway({ env: { CEREBRAS_BASE_URL: cerebras.url, GROQ_BASE_URL: groq.url, OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_BSP_SCHEDULE_DELAY: '1' } });
+    freeway = running;
+    for (const api of chatApis) {
+      const reply = await post(running, api.path(true), api.body(true), headers);
+      expect(reply.status, reply.text).to.equal(200);
+      expect(reply.headers.get('x-freeway-trace-id')).to.equal(null);
+    }
+    await running.close();
+    freeway = undefined;
+    expect(receiver.bodies).to.deep.equal([]);
+  });
+});
+
+describe('OpenTelemetry traces: what a span never holds', function () {
+  let cerebras: FakeUpstream;
+  let groq: FakeUpstream;
+  let receiver: OtlpReceiver;
+  let freeway: RunningFreeway;
+  const keys = [testKeys.cerebras as string, testKeys.groq as string];
+  const headers = keyHeaders('cerebras', 'groq');
+
+  beforeEach(async function () {
+    receiver = await startOtlpReceiver();
+    // The first provider asked echoes the caller's key in its error, as some do; the other answers with it in its text.
+    let calls = 0;
+    const echo = (req: SeenRequest, res: ServerResponse): void => {
+      const key = String(req.headers.authorization ?? '').replace(/^Bearer /, '');
+      if (calls++ === 0) openAIError(res, 401, `Invalid API key ${key}; masked ${key.slice(0, 12)}****${key.slice(-4)}`);
+      else openAIText(res, `Your key is ${key} and the secret is Zq9xTr4mW8vK2pLs7NbYc3Hd`, req);
+    };
+    cerebras = await startUpstream(echo);
+    groq = await startUpstream(echo);
+    freeway = await startFreeway({ env: { ...tracedEnv(receiver, cerebras, groq), OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: 'span_only' } });
+  });
+
+  afterEach(async function () {
+    await freeway.close();
+    await receiver.close();
+    await cerebras.close();
+    await groq.close();
+  });
+
+  it('records prompts and answers with the content-capture setting, with no key, key fragment or key-shaped text in any span', async function () {
+    const prompt = `Remember ${keys[0]} and ${(keys[1] as string).toUpperCase()} and token Hk7pQ2wX9mZ4rT8vL3nB please`;
+    const body = { model: 'free:auto', messages: [{ role: 'system', content: `System knows ${keys[1]}` }, { role: 'user', content: prompt }], stream: true };
+    const reply = await post(freeway, '/v1/chat/completions', body, headers);
+    expect(reply.status, reply.text).to.equal(200);
+    // A model name that is a key, and an unknown one: the 404 is traced too.
+    const unknown = await post(freeway, '/v1/chat/completions', { ...body, model: keys[0], stream: false }, headers);
+    expect(unknown.status).to.equal(404);
+    const { request } = await spansOf(receiver, reply.headers.get('x-freeway-trace-id') ?? '', 2);
+    await spansOf(receiver, unknown.headers.get('x-freeway-trace-id') ?? '', 0);
+
+    const input = JSON.parse(String(request.attributes['gen_ai.input.messages']));
+    expect(input).to.have.length(1);
+    expect(input[0].role).to.equal('user');
+    expect(input[0].parts[0].type).to.equal('text');
+    expect(input[0].parts[0].content).to.match(/^Remember \[REDACTED\] and \[REDACTED\] and token \[REDACTED\] please$/);
+    expect(JSON.parse(String(request.attributes['gen_ai.system_instructions']))[0].content).to.equal('System knows [REDACTED]');
+    const output = JSON.parse(String(request.attributes['gen_ai.output.messages']));
+    expect(output[0]).to.deep.include({ role: 'assistant', finish_reason: 'stop' });
+    expect(output[0].parts[0].content).to.equal('Your key is [REDACTED] and the secret is [REDACTED]');
+
+    const everything = receiver.bodies.join('\n');
+    for (const key of keys) expect(keyFragmentsIn(everything, key), 'key fragments in the exported spans').to.deep.equal([]);
+    expect(everything).not.to.include('Zq9xTr4mW8vK2pLs7NbYc3Hd');
+    expect(everything).not.to.include('Hk7pQ2wX9mZ4rT8vL3nB');
+  });
+});
