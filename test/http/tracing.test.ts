@@ -7,7 +7,10 @@ import { expect } from 'chai';
 import { startFreeway, type RunningFreeway } from '../support/freeway.ts';
 import { keyHeaders, testKeys } from '../support/keys.ts';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../support/otlp.ts';
-import { geminiSSE, openAIError, openAIText, startUpstream, type FakeUpstream, type SeenRequest } from '../support/upstream.ts';
+import { geminiSSE, json, openAIError, openAIText, startUpstream, type FakeUpstream, type SeenRequest } from '../support/upstream.ts';
+import { wav } from '../support/audio.ts';
+import { providerPlugins } from '../support/plugins.ts';
+import { loadConfig } from '../../server/config/index.ts';
 import { KEY_FRAGMENT_LENGTH } from '../../server/core/redact.ts';
 import type { ServerResponse } from 'node:http';
 
@@ -316,5 +319,92 @@ describe('OpenTelemetry traces: what a span never holds', function () {
     for (const key of keys) expect(keyFragmentsIn(everything, key), 'key fragments in the exported spans').to.deep.equal([]);
     expect(everything).not.to.include('Zq9xTr4mW8vK2pLs7NbYc3Hd');
     expect(everything).not.to.include('Hk7pQ2wX9mZ4rT8vL3nB');
+  });
+});
+
+describe('OpenTelemetry traces: embeddings and transcriptions', function () {
+  let upstream: FakeUpstream;
+  let receiver: OtlpReceiver;
+  let freeway: RunningFreeway;
+
+  beforeEach(async function () {
+    receiver = await startOtlpReceiver();
+    upstream = await startUpstream((req, res) => {
+      if (req.path.includes('/audio/transcriptions')) {
+        json(res, 200, { task: 'transcribe', language: 'English', duration: 0.1, text: ' Hello there.', segments: [], x_groq: { id: 'req_01jx8b0000example' } });
+        return;
+      }
+      const input = req.body?.input as string[];
+      json(res, 200, { object: 'list', data: input.map((_text, index) => ({ object: 'embedding', index, embedding: [0.1, 0.2] })), model: String(req.body?.model), usage: { prompt_tokens: 5, total_tokens: 5 } });
+    });
+    freeway = await startFreeway({
+      env: { CLOUDFLARE_BASE_URL: upstream.url, GROQ_BASE_URL: upstream.url, OTEL_TRACES_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_BSP_SCHEDULE_DELAY: '20' },
+    });
+  });
+
+  afterEach(async function () {
+    await freeway.close();
+    await receiver.close();
+    await upstream.close();
+  });
+
+  it('an embeddings request is an `embeddings` span with its attempt under it', async function () {
+    const reply = await post(freeway, '/v1/embeddings', { model: 'free:embed', input: ['hello world'] }, keyHeaders('cloudflare'));
+    expect(reply.status, reply.text).to.equal(200);
+    const { request, children } = await spansOf(receiver, reply.headers.get('x-freeway-trace-id') ?? '', 1);
+    expect(request.name).to.equal('POST /v1/embeddings');
+    expect(request.attributes).to.include({ 'gen_ai.operation.name': 'embeddings', 'gen_ai.request.model': 'free:embed', 'gen_ai.response.model': reply.headers.get('x-freeway-model'), 'freeway.attempt.count': 1 });
+    expect(children).to.have.length(1);
+    expect(children[0]?.name).to.equal('embeddings @cf/baai/bge-m3');
+    expect(children[0]?.attributes).to.include({ 'gen_ai.provider.name': 'cloudflare', 'gen_ai.usage.input_tokens': 5, 'freeway.attempt.status': 'ok' });
+  });
+
+  it('a transcription is a `transcription` span with its attempt under it', async function () {
+    const form = new FormData();
+    form.append('file', new Blob([new Uint8Array(wav())], { type: 'audio/wav' }), 'speech.wav');
+    form.append('model', 'free:transcribe');
+    const response = await fetch(`${freeway.url}/v1/audio/transcriptions`, { method: 'POST', headers: keyHeaders('groq'), body: form });
+    expect(response.status, await response.text()).to.equal(200);
+    const { request, children } = await spansOf(receiver, response.headers.get('x-freeway-trace-id') ?? '', 1);
+    expect(request.name).to.equal('POST /v1/audio/transcriptions');
+    expect(request.attributes).to.include({ 'gen_ai.operation.name': 'transcription', 'gen_ai.request.model': 'free:transcribe', 'gen_ai.response.model': 'groq/whisper-large-v3-turbo' });
+    expect(children.map((span) => span.name)).to.deep.equal(['transcription whisper-large-v3-turbo']);
+    expect(children[0]?.attributes).to.include({ 'gen_ai.provider.name': 'groq', 'freeway.key.index': 1 });
+  });
+});
+
+describe('OpenTelemetry settings', function () {
+  const load = async (env: Record<string, string>) => loadConfig(env, await providerPlugins());
+
+  it('off unless OTEL_TRACES_EXPORTER=otlp; on, spans go to OpenTelemetry\'s default collector unless an endpoint says otherwise', async function () {
+    expect((await load({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' })).tracing).to.deep.equal({ mode: 'off' });
+    expect((await load({ OTEL_TRACES_EXPORTER: 'none' })).tracing).to.deep.equal({ mode: 'off' });
+    expect((await load({ OTEL_TRACES_EXPORTER: 'otlp' })).tracing).to.deep.include({ mode: 'otlp', url: 'http://localhost:4318/v1/traces', protocol: 'http/protobuf', serviceName: 'freeway', captureContent: false });
+    expect((await load({ OTEL_TRACES_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_ENDPOINT: 'https://otel.example.com/base/' })).tracing).to.deep.include({ url: 'https://otel.example.com/base/v1/traces' });
+    expect((await load({ OTEL_TRACES_EXPORTER: 'otlp', OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: 'SPAN_AND_EVENT' })).tracing).to.deep.include({ captureContent: true });
+    expect((await load({ OTEL_TRACES_EXPORTER: 'otlp', OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: 'event_only' })).tracing).to.deep.include({ captureContent: false });
+  });
+
+  it('refuses to start on an exporter, protocol, endpoint or content setting it cannot honour, naming the variable', async function () {
+    const refusals: Array<[Record<string, string>, string]> = [
+      [{ OTEL_TRACES_EXPORTER: 'zipkin' }, 'OTEL_TRACES_EXPORTER must be one of none, otlp, got "zipkin"'],
+      [{ OTEL_TRACES_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' }, 'OTEL_EXPORTER_OTLP_PROTOCOL must be one of http/protobuf, http/json, got "grpc"'],
+      [{ OTEL_TRACES_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318' }, 'OTEL_EXPORTER_OTLP_ENDPOINT must be an http:// or https:// URL, got "collector:4318"'],
+      [{ OTEL_TRACES_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'ftp://collector/v1/traces' }, 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT must be an http:// or https:// URL, got "ftp://collector/v1/traces"'],
+      [
+        { OTEL_TRACES_EXPORTER: 'otlp', OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: 'yes' },
+        'OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT must be true, false, span_only, span_and_event, event_only or no_content, got "yes"',
+      ],
+    ];
+    for (const [env, message] of refusals) {
+      let thrown: unknown;
+      try {
+        await load(env);
+      } catch (error) {
+        thrown = error;
+      }
+      expect(thrown, JSON.stringify(env)).to.be.instanceOf(Error);
+      expect((thrown as Error).message).to.equal(message);
+    }
   });
 });
