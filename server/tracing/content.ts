@@ -93,21 +93,39 @@ function promptParts(content: Exclude<LanguageModelV4Prompt[number], { role: 'sy
   return parts;
 }
 
-/** The prompt as `gen_ai.system_instructions` and `gen_ai.input.messages`, each at most `maxLength` characters of content. */
-export function promptRecord(prompt: LanguageModelV4Prompt, redact: ContentRedactor, maxLength: number): { system?: string; messages: string } {
-  const systemBudget: Budget = { room: maxLength };
-  const inputBudget: Budget = { room: maxLength };
-  const system: Part[] = [];
-  const messages: Message[] = [];
-  for (const message of prompt) {
-    if (message.role === 'system') {
-      if (systemBudget.room > 0) system.push({ type: 'text', content: fitted(message.content, redact, systemBudget) });
-      continue;
-    }
-    if (inputBudget.room <= 0) continue;
-    messages.push({ role: message.role, parts: promptParts(message.content, redact, inputBudget) });
+/**
+ * JSON text of at most `maxLength` characters, so that the SDK never cuts it into invalid JSON:
+ * made with all of `maxLength` as the room for content, then, while the JSON (its quoting and
+ * escapes) runs over, again with less room. At worst an empty list.
+ */
+export function withinLength(maxLength: number, make: (room: number) => unknown[]): string {
+  let room = maxLength;
+  for (let tries = 0; tries < 4 && room > 0; tries++) {
+    const json = JSON.stringify(make(room));
+    if (json.length <= maxLength) return json;
+    room = Math.floor((room * maxLength) / json.length) - 32;
   }
-  return system.length > 0 ? { system: JSON.stringify(system), messages: JSON.stringify(messages) } : { messages: JSON.stringify(messages) };
+  return '[]';
+}
+
+/** The prompt as `gen_ai.system_instructions` and `gen_ai.input.messages`, each JSON text of at most `maxLength` characters. */
+export function promptRecord(prompt: LanguageModelV4Prompt, redact: ContentRedactor, maxLength: number): { system?: string; messages: string } {
+  const system = prompt.filter((message) => message.role === 'system');
+  const messages = withinLength(maxLength, (room) => {
+    const budget: Budget = { room };
+    const made: Message[] = [];
+    for (const message of prompt) {
+      if (message.role === 'system' || budget.room <= 0) continue;
+      made.push({ role: message.role, parts: promptParts(message.content, redact, budget) });
+    }
+    return made;
+  });
+  if (system.length === 0) return { messages };
+  const instructions = withinLength(maxLength, (room) => {
+    const budget: Budget = { room };
+    return system.flatMap((message) => (budget.room > 0 ? [{ type: 'text', content: fitted(message.content, redact, budget) }] : []));
+  });
+  return { system: instructions, messages };
 }
 
 /** A streamed answer gathered for `gen_ai.output.messages`: its text and tool calls, up to `maxLength` characters. */
@@ -153,7 +171,14 @@ export function outputRecord(redact: ContentRedactor, maxLength: number): Output
       if (!taken) return undefined;
       flushText();
       const message: Message = finishReason === undefined ? { role: 'assistant', parts } : { role: 'assistant', parts, finish_reason: finishReason };
-      return JSON.stringify([message]);
+      const json = JSON.stringify([message]);
+      if (json.length <= maxLength) return json;
+      // Over the length once quoted: the parts again, each cut shorter.
+      return withinLength(maxLength, (room) => {
+        const again: Budget = { room };
+        const cut = parts.map((part) => (part.type === 'text' ? { ...part, content: fitted(part.content, (text) => text, again) } : part));
+        return [{ ...message, parts: cut }];
+      });
     },
   };
 }

@@ -12,7 +12,9 @@ import { wav } from '../support/audio.ts';
 import { providerPlugins } from '../support/plugins.ts';
 import { loadConfig } from '../../server/config/index.ts';
 import { KEY_FRAGMENT_LENGTH } from '../../server/core/redact.ts';
-import type { ServerResponse } from 'node:http';
+import { createServer, type ServerResponse } from 'node:http';
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
 
 const SERVER = 2;
 const CLIENT = 3;
@@ -249,6 +251,63 @@ describe('OpenTelemetry traces', function () {
     freeway = undefined;
     const traceId = reply.headers.get('x-freeway-trace-id');
     expect(receiver.spans.filter((span) => span.traceId === traceId)).to.have.length(2);
+  });
+
+  it('a long prompt and answer are cut to OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT and stay valid JSON', async function () {
+    const running = await start({ OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: 'true', OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT: '300' });
+    const long = 'Quote "this"\nand that, '.repeat(400);
+    for (const upstream of [cerebras, groq]) upstream.handle((req, res) => openAIText(res, long, req));
+    const body = { model: 'free:auto', messages: [{ role: 'system', content: long }, { role: 'user', content: long }], stream: true };
+    const reply = await post(running, '/v1/chat/completions', body, headers);
+    expect(reply.status, reply.text).to.equal(200);
+    const { request } = await spansOf(receiver, reply.headers.get('x-freeway-trace-id') ?? '', 1);
+    for (const name of ['gen_ai.system_instructions', 'gen_ai.input.messages', 'gen_ai.output.messages']) {
+      const text = String(request.attributes[name]);
+      expect(text.length, name).to.be.within(100, 300);
+      expect(JSON.stringify(JSON.parse(text)), name).to.include('...');
+    }
+    expect(JSON.parse(String(request.attributes['gen_ai.input.messages']))[0].parts[0].content).to.match(/^Quote "this"\nand that, /);
+  });
+
+  it('a collector that never answers cannot hold the shutdown past its budget', async function () {
+    const silent = createServer(() => {});
+    silent.listen(0, '127.0.0.1');
+    await once(silent, 'listening');
+    const { port } = silent.address() as AddressInfo;
+    try {
+      const running = await start({ OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`, OTEL_BSP_SCHEDULE_DELAY: '600000', SHUTDOWN_TIMEOUT_MS: '300' });
+      const reply = await post(running, '/v1/chat/completions', chatApis[0].body(false), headers);
+      expect(reply.status, reply.text).to.equal(200);
+      const started = performance.now();
+      await running.close();
+      freeway = undefined;
+      // The exporter alone would wait 10 s (OTEL_EXPORTER_OTLP_TIMEOUT) for the collector.
+      expect(performance.now() - started).to.be.below(3_000);
+    } finally {
+      silent.closeAllConnections();
+      silent.close();
+    }
+  });
+
+  it('a collector that refuses the spans is a warning in the log, not an error of any request', async function () {
+    const refusing = createServer((_req, res) => {
+      res.writeHead(400, { 'content-type': 'application/json' });
+      res.end('{"message":"bad batch"}');
+    });
+    refusing.listen(0, '127.0.0.1');
+    await once(refusing, 'listening');
+    const { port } = refusing.address() as AddressInfo;
+    try {
+      const running = await start({ OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}` });
+      const reply = await post(running, '/v1/chat/completions', chatApis[0].body(false), headers);
+      expect(reply.status, reply.text).to.equal(200);
+      const line = JSON.parse(await running.logged(/^OpenTelemetry: /)) as { level: number; msg: string };
+      expect(line.level).to.equal(40);
+      expect(line.msg).to.equal('OpenTelemetry: Bad Request');
+    } finally {
+      refusing.closeAllConnections();
+      refusing.close();
+    }
   });
 
   it('with OTEL_TRACES_EXPORTER unset nothing is sent and no answer names a trace, even with an endpoint set', async function () {
