@@ -122,7 +122,7 @@ function pastFrontDoor(found: Import): string | undefined {
   return `${found.from}:${found.line} imports '${found.specifier}': import routing through server/routing/index.ts`;
 }
 
-describe('layers: imports point one way (core < state < models < routing < http < api < composition root)', () => {
+describe('layers: imports point one way (core < tracing < state < models < routing < http < api < composition root)', () => {
   const server = sourceFiles('server');
   const plugins = [...sourceFiles('providers'), ...sourceFiles('catalog')];
 
