@@ -1,6 +1,6 @@
 import type { Request, RequestHandler } from 'express';
 import { GOOG_API_KEY_HEADER } from '../../routing/index.ts';
-import { modelIdOf } from '../models.ts';
+import { modelIdOf } from '../model-endpoints.ts';
 
 /** The methods of `POST /v1beta/models/{model}:{method}` that Freeway serves. */
 export const geminiMethods = ['generateContent', 'streamGenerateContent', 'countTokens', 'embedContent', 'batchEmbedContents'] as const;
