@@ -29,17 +29,18 @@ import type { StickyStore } from './state/sticky.ts';
 import { createUsageCounter, type UsageStore } from './state/usage.ts';
 import { chatApi } from './api/chat/index.ts';
 import { responsesApi } from './api/responses/index.ts';
-import { completionRoute } from './api/completion.ts';
+import type { ClientApiOptions } from './api/client-api.ts';
+import { completionRoute } from './api/completion-pipeline.ts';
+import { tokenCountRoute } from './api/token-count.ts';
 import { embeddingsRoute } from './api/embeddings/index.ts';
 import { health } from './api/key-health.ts';
 import { transcriptionsRoute } from './api/transcriptions/index.ts';
 import { listModels, retrieveModel } from './api/model-endpoints.ts';
 import { anthropicErrors, speaksAnthropic } from './api/messages/errors.ts';
-import { countTokens, messagesApi } from './api/messages/index.ts';
-import { modelResolver, withModelMap } from './api/model-map.ts';
+import { messagesApi } from './api/messages/index.ts';
 import { anthropicModels } from './api/messages/models.ts';
 import { geminiErrors } from './api/gemini/errors.ts';
-import { geminiRoute } from './api/gemini/index.ts';
+import { geminiApi, geminiRoute } from './api/gemini/index.ts';
 import { geminiModels } from './api/gemini/models.ts';
 import { isGeminiV1Call, queryKeyAsHeader } from './api/gemini/path.ts';
 import { providersApi } from './api/provider-status/index.ts';
@@ -167,6 +168,20 @@ function createServices(deps: AppDeps) {
 
 type Services = ReturnType<typeof createServices>;
 
+/**
+ * Every client API, each one value built once from one options type; an API with a
+ * model map of its own (Anthropic's, Gemini's) reads it before MODEL_MAP.
+ */
+function createClientApis({ config, catalog }: AppDeps) {
+  const options = (ownMap: ClientApiOptions['modelMap']): ClientApiOptions => ({ catalog, modelMap: [...ownMap, ...config.api.modelMap], hostedTools: config.api.hostedTools });
+  return {
+    chat: chatApi(options([])),
+    responses: responsesApi(options([])),
+    messages: messagesApi(options(config.api.anthropicModelMap)),
+    gemini: geminiApi(options(config.api.geminiModelMap)),
+  };
+}
+
 /** The route handlers and body readers, on top of the services. */
 function createHandlers(deps: AppDeps, { redact, readKeys, hashKey, upstreamFetch, knowledge, router, clientOf, shutdown, conversations }: Services) {
   const { config, catalog } = deps;
@@ -182,8 +197,7 @@ function createHandlers(deps: AppDeps, { redact, readKeys, hashKey, upstreamFetc
     clientOf,
     conversations,
   };
-  // On the Messages API Claude's names are looked up first, then MODEL_MAP's.
-  const resolveClaudeModel = modelResolver(catalog, [...config.api.anthropicModelMap, ...config.api.modelMap]);
+  const apis = createClientApis(deps);
   const created = Math.floor(Date.now() / 1000);
   const keyModels = keyModelList({ catalog, readKeys, hashKey, knowledge, clientOf, created });
   const claudeModels = anthropicModels(catalog, created, keyModels);
@@ -223,15 +237,13 @@ function createHandlers(deps: AppDeps, { redact, readKeys, hashKey, upstreamFetc
   const embeddings = embeddingsRoute(embeddingDeps);
   // Gemini's routes: x-goog-api-key may carry the Google key, and Gemini's names go through GEMINI_MODEL_MAP first.
   const readGeminiKeys = createKeyReader(catalog.providers, { googApiKey: true });
-  const resolveGeminiModel = modelResolver(catalog, [...config.api.geminiModelMap, ...config.api.modelMap]);
   const gemini = geminiRoute({
     catalog,
+    api: apis.gemini,
     completions: { ...completions, readKeys: readGeminiKeys },
     embeddings: { ...embeddingDeps, readKeys: readGeminiKeys },
-    resolve: resolveGeminiModel,
-    hostedTools: config.api.hostedTools,
   });
-  const googleModels = geminiModels(catalog, resolveGeminiModel, keyModelList({ catalog, readKeys: readGeminiKeys, hashKey, knowledge, clientOf, created }));
+  const googleModels = geminiModels(catalog, apis.gemini.resolveModel, keyModelList({ catalog, readKeys: readGeminiKeys, hashKey, knowledge, clientOf, created }));
   const transcriptions = transcriptionsRoute({
     catalog,
     readKeys,
@@ -243,14 +255,14 @@ function createHandlers(deps: AppDeps, { redact, readKeys, hashKey, upstreamFetc
     }),
   });
 
-  return { completions, resolveClaudeModel, keyModels, claudeModels, byApi, readBody, readAudio, embeddings, transcriptions, gemini, googleModels };
+  return { completions, apis, keyModels, claudeModels, byApi, readBody, readAudio, embeddings, transcriptions, gemini, googleModels };
 }
 
 /** Every route Freeway serves, each with the 405 of its other methods. */
 function mountRoutes(app: Express, deps: AppDeps, services: Services, handlers: ReturnType<typeof createHandlers>): void {
   const { config, catalog } = deps;
   const { metrics, readKeys, healthStore, hashKey, stores, upstreamFetch, redact, knowledge, usage, clientOf } = services;
-  const { completions, resolveClaudeModel, keyModels, claudeModels, byApi, readBody, readAudio, embeddings, transcriptions, gemini, googleModels } = handlers;
+  const { completions, apis, keyModels, claudeModels, byApi, readBody, readAudio, embeddings, transcriptions, gemini, googleModels } = handlers;
   if (config.metrics.mode === 'main') {
     app.get('/metrics', metricsEndpoint(deps.scrapeMetrics ?? (() => metrics.registry.metrics()), metrics.registry.contentType));
     app.all('/metrics', methodNotAllowed('GET, HEAD'));
@@ -293,14 +305,14 @@ function mountRoutes(app: Express, deps: AppDeps, services: Services, handlers: 
   app.post(
     '/v1/chat/completions',
     readBody,
-    completionRoute(withModelMap(chatApi, config.api.modelMap, catalog), completions),
+    completionRoute(apis.chat, completions),
   );
   app.all('/v1/chat/completions', methodNotAllowed('POST'));
-  app.post('/v1/responses', readBody, completionRoute(withModelMap(responsesApi({ hostedTools: config.api.hostedTools }), config.api.modelMap, catalog), completions));
+  app.post('/v1/responses', readBody, completionRoute(apis.responses, completions));
   app.all('/v1/responses', methodNotAllowed('POST'));
-  app.post('/v1/messages', readBody, completionRoute(messagesApi(resolveClaudeModel), completions));
+  app.post('/v1/messages', readBody, completionRoute(apis.messages, completions));
   app.all('/v1/messages', methodNotAllowed('POST'));
-  app.post('/v1/messages/count_tokens', readBody, countTokens(catalog, resolveClaudeModel));
+  app.post('/v1/messages/count_tokens', readBody, tokenCountRoute(apis.messages, catalog));
   app.all('/v1/messages/count_tokens', methodNotAllowed('POST'));
   app.post('/v1/embeddings', readBody, embeddings);
   app.all('/v1/embeddings', methodNotAllowed('POST'));
