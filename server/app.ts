@@ -46,7 +46,8 @@ import { isGeminiV1Call, queryKeyAsHeader } from './api/gemini/path.ts';
 import { providersApi } from './api/provider-status/index.ts';
 import { curatedUsable, liveUsable } from './api/provider-status/usable-models.ts';
 import { probes, type Readiness } from './http/probes.ts';
-import { serveConsole } from './http/console.ts';
+import { consoleHandlers } from './http/console.ts';
+import { apiPrefixes, errorShapePrefixes, fixedPaths, methodsByPath, routeOfPath, routeTable, type ProbeHandlerName, type RouteHandlerName, type RouteRow } from './http/route-table.ts';
 import { errorHandler } from './http/error-handler.ts';
 import { anonymousAccess } from './http/anonymous.ts';
 import { cachedModels, createKeyReader, createLatencyTracker, createModelSource, createRouter, createUpstreamFetch, healthPolicy } from './routing/index.ts';
@@ -96,16 +97,11 @@ const AUDIO_MAX_FIELDS = 16;
 /** Bytes of one text field at most: a Whisper prompt is at most 224 tokens. */
 const AUDIO_MAX_FIELD_BYTES = 16 * 1024;
 
-/** Freeway's API paths under /v1, for the 404 of a path that lacks (or doubles) the prefix. */
-const apiPaths = ['/chat/completions', '/responses', '/messages', '/messages/count_tokens', '/models', '/embeddings', '/audio/transcriptions'];
-
 /** Where to start, for any path Freeway does not serve. */
 const startHint = 'Freeway serves GET /v1/models (the models), GET /health (the providers\' health) and the APIs under /v1; its README describes them.';
 
-/** Every path Freeway serves, for the near miss of an unknown one. */
-const servedPaths: ReadonlyArray<readonly [string, string]> = [...apiPaths.map((api) => `/v1${api}`), '/v1/providers', '/health', '/livez', '/readyz', '/metrics'].map(
-  (path) => [path, path],
-);
+/** Every fixed path Freeway serves, for the near miss of an unknown one. */
+const servedPaths: ReadonlyArray<readonly [string, string]> = [...fixedPaths].map((path) => [path, path]);
 
 /** The served path an unknown one is a few characters from (`/v1/chat/completion`), with or without its /v1. */
 function nearPath(path: string): string | undefined {
@@ -119,8 +115,9 @@ function routeHint(path: string): string {
   if (path.startsWith('/v1beta/')) return 'Freeway serves Gemini\'s API at POST /v1beta/models/{model}:<method> and GET /v1beta/models; docs/gemini.md describes it.';
   if (path.startsWith('/v1/v1beta/')) return 'Freeway serves Gemini\'s API under /v1beta at its root: set GOOGLE_GEMINI_BASE_URL (or the SDK\'s httpOptions.baseUrl) to http://<host>:<port>, without /v1.';
   const bare = path.startsWith('/v1/v1/') ? path.slice(6) : path;
-  const known = apiPaths.find((api) => bare === api || (api === '/models' && bare.startsWith('/models/')));
-  if (known === undefined) return didYouMeanText(nearPath(path)) || startHint;
+  // A path of the APIs under /v1 sent without (or with a doubled) /v1.
+  const known = routeOfPath(`/v1${bare}`)?.startsWith('/v1/') === true;
+  if (!known) return didYouMeanText(nearPath(path)) || startHint;
   return `Freeway serves its API under /v1: use ${'/v1' + bare}${path.startsWith('/v1/v1/') ? '' : ' (set your client\'s base URL to http://<host>:<port>/v1)'}.`;
 }
 
@@ -258,69 +255,76 @@ function createHandlers(deps: AppDeps, { redact, readKeys, hashKey, upstreamFetc
   return { completions, apis, keyModels, claudeModels, byApi, readBody, readAudio, embeddings, transcriptions, gemini, googleModels };
 }
 
-/** Every route Freeway serves, each with the 405 of its other methods. */
-function mountRoutes(app: Express, deps: AppDeps, services: Services, handlers: ReturnType<typeof createHandlers>): void {
+/** A maker of each handler of the route table, called once at start-up for the rows mounted. */
+type RouteHandlers = Readonly<Record<Exclude<RouteHandlerName, ProbeHandlerName>, () => RequestHandler>>;
+
+/** Every handler the route table names, on top of the services and the client APIs. */
+function routeHandlers(deps: AppDeps, services: Services, handlers: ReturnType<typeof createHandlers>): RouteHandlers {
   const { config, catalog } = deps;
   const { metrics, readKeys, healthStore, hashKey, stores, upstreamFetch, redact, knowledge, usage, clientOf } = services;
-  const { completions, apis, keyModels, claudeModels, byApi, readBody, readAudio, embeddings, transcriptions, gemini, googleModels } = handlers;
-  if (config.metrics.mode === 'main') {
-    app.get('/metrics', metricsEndpoint(deps.scrapeMetrics ?? (() => metrics.registry.metrics()), metrics.registry.contentType));
-    app.all('/metrics', methodNotAllowed('GET, HEAD'));
-  }
-  app.get('/health', health(readKeys, healthStore, hashKey, deps.now));
-  app.all('/health', methodNotAllowed('GET, HEAD'));
-  app.get(
-    '/v1/providers',
-    providersApi({
-      catalog,
-      readKeys,
-      health: healthStore,
-      checks: stores.keyCheckStore,
-      hashKey,
-      baseURLs: config.providers.baseURLs,
-      fetch: upstreamFetch,
-      redact,
-      usable: config.models.live ? liveUsable(catalog, knowledge) : curatedUsable(catalog),
-      noCreditWaitMs: config.models.noCreditWaitMs,
-      clientOf,
-      intervalMs: config.keyChecks.intervalMs,
-      perMinute: config.keyChecks.perMinute,
-      timeoutMs: config.keyChecks.timeoutMs,
-      usage,
-      now: deps.now,
-    }),
-  );
-  app.all('/v1/providers', methodNotAllowed('GET, HEAD'));
-  app.get('/v1/models', byApi(claudeModels.list, listModels(catalog, keyModels)));
-  app.all('/v1/models', methodNotAllowed('GET, HEAD'));
-  app.get('/v1/models/*id', byApi(claudeModels.retrieve, retrieveModel(catalog, keyModels)));
-  // @google/genai 3.x calls Gemini's v1: its POSTs to /v1/models/{model}:{method}; anything else here keeps its 405.
-  app.post('/v1/models/*name', (req, _res, next) => next(isGeminiV1Call(req) ? undefined : 'route'), queryKeyAsHeader, readBody, gemini);
-  app.all('/v1/models/*id', methodNotAllowed('GET, HEAD'));
-  app.get('/v1beta/models', queryKeyAsHeader, googleModels.list);
-  app.all('/v1beta/models', methodNotAllowed('GET, HEAD'));
-  app.get('/v1beta/models/*name', queryKeyAsHeader, googleModels.get);
-  app.post('/v1beta/models/*name', queryKeyAsHeader, readBody, gemini);
-  app.all('/v1beta/models/*name', methodNotAllowed('GET, HEAD, POST'));
-  app.post(
-    '/v1/chat/completions',
-    readBody,
-    completionRoute(apis.chat, completions),
-  );
-  app.all('/v1/chat/completions', methodNotAllowed('POST'));
-  app.post('/v1/responses', readBody, completionRoute(apis.responses, completions));
-  app.all('/v1/responses', methodNotAllowed('POST'));
-  app.post('/v1/messages', readBody, completionRoute(apis.messages, completions));
-  app.all('/v1/messages', methodNotAllowed('POST'));
-  app.post('/v1/messages/count_tokens', readBody, tokenCountRoute(apis.messages, catalog));
-  app.all('/v1/messages/count_tokens', methodNotAllowed('POST'));
-  app.post('/v1/embeddings', readBody, embeddings);
-  app.all('/v1/embeddings', methodNotAllowed('POST'));
-  // AUDIO_MAX_BYTES, not BODY_LIMIT, bounds this route's body.
-  app.post('/v1/audio/transcriptions', readAudio, transcriptions);
-  app.all('/v1/audio/transcriptions', methodNotAllowed('POST'));
-  if (config.server.console) serveConsole(app);
+  const { completions, apis, keyModels, claudeModels, byApi, embeddings, transcriptions, gemini, googleModels } = handlers;
+  // The console's files are read only when CONSOLE=on mounts its rows.
+  let consoleRead: ReturnType<typeof consoleHandlers> | undefined;
+  const consoleFiles = (): ReturnType<typeof consoleHandlers> => (consoleRead ??= consoleHandlers());
+  return {
+    metrics: () => metricsEndpoint(deps.scrapeMetrics ?? (() => metrics.registry.metrics()), metrics.registry.contentType),
+    health: () => health(readKeys, healthStore, hashKey, deps.now),
+    providers: () =>
+      providersApi({
+        catalog,
+        readKeys,
+        health: healthStore,
+        checks: stores.keyCheckStore,
+        hashKey,
+        baseURLs: config.providers.baseURLs,
+        fetch: upstreamFetch,
+        redact,
+        usable: config.models.live ? liveUsable(catalog, knowledge) : curatedUsable(catalog),
+        noCreditWaitMs: config.models.noCreditWaitMs,
+        clientOf,
+        intervalMs: config.keyChecks.intervalMs,
+        perMinute: config.keyChecks.perMinute,
+        timeoutMs: config.keyChecks.timeoutMs,
+        usage,
+        now: deps.now,
+      }),
+    'models.list': () => byApi(claudeModels.list, listModels(catalog, keyModels)),
+    'models.retrieve': () => byApi(claudeModels.retrieve, retrieveModel(catalog, keyModels)),
+    gemini: () => gemini,
+    'gemini.models.list': () => googleModels.list,
+    'gemini.models.get': () => googleModels.get,
+    chat: () => completionRoute(apis.chat, completions),
+    responses: () => completionRoute(apis.responses, completions),
+    messages: () => completionRoute(apis.messages, completions),
+    'messages.countTokens': () => tokenCountRoute(apis.messages, catalog),
+    embeddings: () => embeddings,
+    transcriptions: () => transcriptions,
+    'console.page': () => consoleFiles().page,
+    'console.file': () => consoleFiles().file,
+  };
+}
 
+/** What runs before a row's handler: its guard, Google's `?key=`, its body reader (AUDIO_MAX_BYTES, not BODY_LIMIT, bounds a multipart upload). */
+function rowMiddleware(row: RouteRow, readers: { readonly json: RequestHandler; readonly multipart: RequestHandler }): RequestHandler[] {
+  const chain: RequestHandler[] = [];
+  // @google/genai 3.x calls Gemini's v1: its POSTs to /v1/models/{model}:{method}; anything else there goes on (to its 405).
+  if (row.only === 'geminiV1') chain.push((req, _res, next) => next(isGeminiV1Call(req) ? undefined : 'route'));
+  if (row.queryKey) chain.push(queryKeyAsHeader);
+  if (row.body !== undefined) chain.push(readers[row.body]);
+  return chain;
+}
+
+/** Every route of the route table this configuration serves, then the 405 of each path's other methods. */
+function mountRoutes(app: Express, config: Config, handlers: RouteHandlers, readers: { readonly json: RequestHandler; readonly multipart: RequestHandler }): void {
+  const rows = routeTable.filter(
+    (row) => row.mount === undefined || (row.mount === 'metrics' && config.metrics.mode === 'main') || (row.mount === 'console' && config.server.console),
+  );
+  for (const row of rows) {
+    const handler = handlers[row.handler as keyof RouteHandlers]();
+    if (row.method === 'GET') app.get(row.path, ...rowMiddleware(row, readers), handler);
+    else app.post(row.path, ...rowMiddleware(row, readers), handler);
+  }
+  for (const { path, allow } of methodsByPath(rows)) app.all(path, methodNotAllowed(allow));
 }
 
 export function createApp(deps: AppDeps): FreewayApp {
@@ -342,7 +346,7 @@ export function createApp(deps: AppDeps): FreewayApp {
   app.use(requestLog(logger, keyShapedRedactor(redact, readKeys)));
   app.use(metrics.middleware);
   app.use(
-    ['/v1', '/v1beta'],
+    [...apiPrefixes],
     cors({
       origin: config.server.corsOrigins === '*' ? '*' : [...config.server.corsOrigins],
       methods: ['GET', 'POST', 'OPTIONS'],
@@ -355,14 +359,14 @@ export function createApp(deps: AppDeps): FreewayApp {
     }),
   );
   // Before the rate limit and the body reader, so that their errors too are in Anthropic's shape.
-  app.use('/v1/messages', anthropicErrors());
-  app.use('/v1/models', anthropicErrors(speaksAnthropic));
+  app.use(errorShapePrefixes.messages, anthropicErrors());
+  app.use(errorShapePrefixes.models, anthropicErrors(speaksAnthropic));
   // Google's envelope on Gemini's routes: all of /v1beta, and Gemini's POSTs under /v1/models.
-  app.use('/v1beta', geminiErrors());
-  app.use('/v1/models', geminiErrors(isGeminiV1Call));
-  app.use(['/v1', '/v1beta'], rateLimit);
+  app.use(errorShapePrefixes.gemini, geminiErrors());
+  app.use(errorShapePrefixes.models, geminiErrors(isGeminiV1Call));
+  app.use([...apiPrefixes], rateLimit);
   app.use(
-    ['/v1', '/v1beta'],
+    [...apiPrefixes],
     anonymousAccess({
       plugins: deps.catalog.providers,
       mode: config.anonymous.mode,
@@ -372,7 +376,7 @@ export function createApp(deps: AppDeps): FreewayApp {
     }),
   );
 
-  mountRoutes(app, deps, services, handlers);
+  mountRoutes(app, config, routeHandlers(deps, services, handlers), { json: handlers.readBody, multipart: handlers.readAudio });
 
   app.use((req) => {
     throw freewayError('FREEWAY_UNKNOWN_ROUTE', { method: req.method, path: clip(req.path), hint: routeHint(req.path) });

@@ -2,6 +2,7 @@ import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from 'pino';
 import { REDACTED, sanitizeForLog, type Redactor } from '../core/redact.ts';
 import type { KeyReader } from '../core/keys.ts';
+import { routeOfPath } from './route-table.ts';
 
 export interface LogLocals {
   /** Every upstream attempt of the request: provider, model, the key's position when there are several, status, ms. No keys. */
@@ -20,9 +21,6 @@ export interface LogLocals {
   /** The request's id (http/request-id.ts), on its log line. */
   requestId?: string;
 }
-
-/** Paths that are Freeway's own constants, logged as they are even when no route ran (a 429). */
-const fixedPaths = new Set(['/health', '/metrics', '/v1/models', '/v1/chat/completions', '/v1/responses', '/v1/messages', '/v1/messages/count_tokens', '/v1beta/models']);
 
 /** Redacts a path or query string for the log: keys of known formats, the request's own keys, key-shaped tokens. */
 export type PathRedactor = (text: string, req: Request, res: Response) => string;
@@ -57,9 +55,6 @@ export function keyShapedRedactor(redact: Redactor, readKeys: KeyReader): PathRe
 /** Google's API takes its key as `?key=` too: its value never reaches a log line, whatever it looks like. */
 const keyParam = /([?&])key=[^&]*/g;
 
-/** Gemini's model paths, whose `{model}` a caller chose: logged by their pattern even when no route ran (a 429). */
-const modelPathPattern = (path: string): string | undefined => (path.startsWith('/v1beta/models/') ? '/v1beta/models/*name' : undefined);
-
 /** The matched route's own pattern, which holds no user data; otherwise the path, redacted. */
 function pathForLog(req: Request, res: Response, redactPath: PathRedactor): string {
   const url = req.originalUrl;
@@ -68,7 +63,8 @@ function pathForLog(req: Request, res: Response, redactPath: PathRedactor): stri
   const search = query === -1 ? '' : redactPath(url.slice(query).replace(keyParam, `$1key=${REDACTED}`), req, res);
   const route = (req.route as { path?: unknown } | undefined)?.path;
   if (typeof route === 'string') return route + search;
-  return (fixedPaths.has(path) ? path : (modelPathPattern(path) ?? redactPath(path, req, res))) + search;
+    // A path of the route table (a 429 before any route ran) is Freeway's own constant or a route's pattern.
+  return (routeOfPath(path) ?? redactPath(path, req, res)) + search;
 }
 
 /** One line per request: `<METHOD> <path> <status> <duration>ms`. */
