@@ -5,6 +5,8 @@
  * path's other methods, the metrics' route labels, the request log's fixed paths,
  * the 404's hints and docs/apis.md's endpoint list (`npm run docs`) all come from
  * this table. Adding a route is one row here and its handler in server/app.ts.
+ * A row's metric label and its name in the log is its `path`, a pattern that holds
+ * no caller's data.
  */
 
 /** The probes' handlers: http/probes.ts answers them ahead of every middleware. */
@@ -53,7 +55,7 @@ export interface RouteRow {
   readonly api?: ClientApiName;
   /** The JSON Schema of the request body (its `$id`), for validation and the OpenAPI document. */
   readonly requestSchema?: string;
-  /** One plain line: what the route does. */
+  /** One line, Markdown code spans allowed: what the route does (docs/apis.md's endpoint list). */
   readonly summary: string;
   /** The path as documentation writes it, when not `path` with `{name}` for `*name`. */
   readonly documentedPath?: string;
