@@ -45,7 +45,7 @@ function nested<T>(prefix: string, parse: () => T): T {
   }
 }
 
-/** countTokens' body: `contents`, or a whole `generateContentRequest`, whose `contents` wins. */
+/** countTokens' body: `contents`, or a whole `generateContentRequest`, which wins over `contents`. */
 function parseCountTokens(body: unknown, req: Request): GeminiRequest {
   const call = geminiCallOf(req);
   const model = checkModel(call?.model ?? '');
