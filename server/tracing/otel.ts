@@ -13,6 +13,9 @@ import type { ActiveRequest, AttemptStart, AttemptTrace, GenAiOperation, Request
  * (`{gen_ai.operation.name} {gen_ai.request.model}`). Loaded only when tracing is on.
  */
 
+/** Tracing's settings when OTEL_TRACES_EXPORTER=otlp. */
+type OtlpTracing = Extract<TracingConfig, { mode: 'otlp' }>;
+
 /** The GenAI conventions' attribute names (development status: spelled out here, not taken from the incubating entry point). */
 const GEN_AI = {
   operation: 'gen_ai.operation.name',
@@ -64,7 +67,7 @@ interface RequestSpan {
   readonly tracer: Tracer;
   readonly span: Span;
   readonly context: Context;
-  readonly config: Extract<TracingConfig, { mode: 'otlp' }>;
+  readonly config: OtlpTracing;
   readonly redact: ContentRedactor;
 }
 
@@ -143,7 +146,7 @@ function endRequest({ span, redact }: RequestSpan, method: string, outcome: Requ
 }
 
 /** The exporter OTEL_EXPORTER_OTLP_PROTOCOL names, from OpenTelemetry's own packages. */
-async function createExporter(config: Extract<TracingConfig, { mode: 'otlp' }>): Promise<SpanExporter> {
+async function createExporter(config: OtlpTracing): Promise<SpanExporter> {
   const { OTLPTraceExporter } = config.protocol === 'http/json' ? await import('@opentelemetry/exporter-trace-otlp-http') : await import('@opentelemetry/exporter-trace-otlp-proto');
   return new OTLPTraceExporter({ url: config.url });
 }
@@ -151,7 +154,7 @@ async function createExporter(config: Extract<TracingConfig, { mode: 'otlp' }>):
 /** Batches of at most this many spans per export (OpenTelemetry's default), never more than the queue holds. */
 const MAX_EXPORT_BATCH = 512;
 
-export async function createTracing(config: Extract<TracingConfig, { mode: 'otlp' }>, warn: (message: string) => void): Promise<Tracing> {
+export async function createTracing(config: OtlpTracing, warn: (message: string) => void): Promise<Tracing> {
   // The SDK reports failed exports here; the caller throttles them.
   setGlobalErrorHandler((error) => warn(`OpenTelemetry: ${error instanceof Error ? error.message : String(error)}`.slice(0, 512)));
   const processor = new BatchSpanProcessor({
