@@ -7,6 +7,7 @@ import type { Candidate } from './plan.ts';
 import { isFirstOutput, normaliseAnswer, partNormaliser, type PartNormaliser, type RoutedAnswer, type RoutedContent, type RoutedFinish, type RoutedPart } from './stream-parts.ts';
 import { BeforeRequest, ResponseTooLarge } from './upstream-errors.ts';
 import { authHeadersFor } from '../core/keys.ts';
+import { dropPastBound } from '../state/bounded-map.ts';
 
 /** Everything an attempt needs except the abort signal, built once per request by a client API's mapping. */
 export type CallOptions = Omit<LanguageModelV4CallOptions, 'abortSignal'>;
@@ -93,7 +94,7 @@ export function cachedModels<M>(
       model.catch(() => models.delete(entry.id));
       models.set(entry.id, model);
       // Live lists can name models the catalog does not: the oldest built goes first past the bound.
-      if (models.size > MAX_BUILT_MODELS) models.delete(models.keys().next().value as string);
+      dropPastBound(models, MAX_BUILT_MODELS);
     }
     return model;
   };

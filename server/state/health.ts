@@ -1,5 +1,5 @@
 import type { QuotaSnapshot } from '../../providers/types.ts';
-import { keepNewest } from './newest-first.ts';
+import { keepNewest } from './bounded-map.ts';
 
 /**
  * Provider health records per (provider, key hash). A key is never stored:

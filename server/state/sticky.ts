@@ -1,3 +1,4 @@
+import { keepNewest } from './bounded-map.ts';
 import { fallingBack } from './fallback.ts';
 import type { Warn } from './warn-every.ts';
 
@@ -37,9 +38,7 @@ export function createMemoryStickyStore(maxEntries: number, now: () => number = 
       return entry.model;
     },
     async set(conversation, model, ttlMs) {
-      kept.delete(conversation);
-      kept.set(conversation, { model, expiresAt: now() + ttlMs });
-      while (kept.size > maxEntries) kept.delete(kept.keys().next().value as string);
+      keepNewest(kept, conversation, { model, expiresAt: now() + ttlMs }, maxEntries);
     },
     async close() {
       kept.clear();
