@@ -1,6 +1,6 @@
 import type { Request, RequestHandler, Response } from 'express';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { HealthRecord, HealthState, HealthStore } from '../state/health.ts';
+import type { HealthRecord, HealthState, HealthStore } from '../state/health-records.ts';
 import { keepNewest } from '../state/bounded-map.ts';
 import { HEALTH_TIMINGS, viewHealth, type LatencyTracker } from '../routing/index.ts';
 

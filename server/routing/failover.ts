@@ -1,6 +1,6 @@
 import type { CatalogModel } from '../../catalog/catalog.ts';
 import { freewayError, type HttpError } from '../core/errors.ts';
-import type { Outcome } from '../state/health.ts';
+import type { Outcome } from '../state/health-records.ts';
 import { BeforeRequest, type Failure, type FailureKind } from './upstream-errors.ts';
 
 /**

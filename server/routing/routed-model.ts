@@ -28,7 +28,7 @@ export interface RoutedRequest {
   readonly attempts: AttemptLog[];
   /** MAX_RESPONSE_BYTES: the most answer collected by `doGenerate`. */
   readonly maxResponseBytes: number;
-  /** The request's conversation (routing/sticky.ts), whose model is kept after the answer. */
+  /** The request's conversation (routing/conversation.ts), whose model is kept after the answer. */
   readonly conversation?: string;
 }
 

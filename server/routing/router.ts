@@ -2,10 +2,10 @@ import type { CatalogModel } from '../../catalog/catalog.ts';
 import type { Config } from '../config/index.ts';
 import type { Redactor } from '../core/redact.ts';
 import { createBoundedMap } from '../state/bounded-map.ts';
-import type { HealthStore } from '../state/health.ts';
+import type { HealthStore } from '../state/health-records.ts';
 import type { KeyHasher } from '../state/key-hash.ts';
-import type { StickyStore } from '../state/sticky.ts';
-import { ANSWER_EVENT, REQUEST_EVENT, type UsageCounter } from '../state/usage.ts';
+import type { StickyStore } from '../state/conversation-models.ts';
+import { ANSWER_EVENT, REQUEST_EVENT, type UsageCounter } from '../state/usage-records.ts';
 import type { KeySet } from '../core/keys.ts';
 import type { LatencyTracker } from './latency.ts';
 import type { ModelKnowledge } from '../models/model-knowledge.ts';
@@ -48,7 +48,7 @@ export interface RunRequest<T> {
    * needed: a candidate it cannot fit is skipped, and a budget that does not fit beside it lowered.
    */
   readonly inputTokens?: () => number;
-  /** The request's conversation (routing/sticky.ts): the model that answers is kept for its next turn. */
+  /** The request's conversation (routing/conversation.ts): the model that answers is kept for its next turn. */
   readonly conversation?: string;
 }
 

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { request, type IncomingMessage } from 'node:http';
 import type { ServerResponse } from 'node:http';
 import { createKeyHasher } from '../../server/state/key-hash.ts';
-import { createMemoryHealthStore } from '../../server/routing/health.ts';
+import { createMemoryHealthStore } from '../../server/routing/health-policy.ts';
 import { createLatencyTracker } from '../../server/routing/latency.ts';
 import { createRouter } from '../../server/routing/router.ts';
 import { BeforeRequest } from '../../server/routing/upstream-errors.ts';

@@ -6,7 +6,7 @@ import type { Warn } from './warn-every.ts';
  * One model per conversation: which model answered a conversation's last turn, kept
  * like provider health (this process's memory, the cluster primary's, or Redis). A
  * conversation is known only by an HMAC of its keys, system prompt and first user turn
- * (routing/sticky.ts), and its value is a catalog model id: no content, no plain hash.
+ * (routing/conversation.ts), and its value is a catalog model id: no content, no plain hash.
  */
 export interface StickyStore {
   /** The model that answered the conversation's last turn, while it is kept. */
