@@ -1,6 +1,6 @@
 import type { LanguageModelV4, LanguageModelV4CallOptions, LanguageModelV4StreamPart, SharedV4ProviderMetadata } from '@ai-sdk/provider';
 import type { CatalogModel } from '../../catalog/catalog.ts';
-import { openAICompatibleOptions, tokenLogprobs, type TokenLogprob } from '../../providers/openai-compatible.ts';
+import { providerOptionsFor, tokenLogprobs, type TokenLogprob } from '../../providers/request-extras.ts';
 import type { FetchFunction, ModelFactoryOptions, ProviderPlugin, RequestExtras } from '../../providers/types.ts';
 import type { Attempt, AttemptControl } from './attempt.ts';
 import type { Candidate } from './plan.ts';
@@ -115,7 +115,7 @@ const wantsLogprobs = (call: UpstreamCall, provider: ProviderPlugin): boolean =>
 
 function callOptions(call: UpstreamCall, candidate: Candidate, control: AttemptControl): LanguageModelV4CallOptions {
   const { provider } = candidate.model;
-  const extras = provider.providerOptions ? provider.providerOptions(call.extras) : openAICompatibleOptions(call.extras, provider.logprobs === true);
+  const extras = providerOptionsFor(provider, call.extras);
   const options: LanguageModelV4CallOptions = {
     ...call.options,
     reasoning: candidate.model.spec.reasoningEffort === true ? call.options.reasoning : undefined,
