@@ -255,7 +255,7 @@ describe('no caller can spoil a key\'s health for others', () => {
       const bug = new TypeError("Cannot read properties of undefined (reading 'type')");
       const attempts: Array<{ status: number | string }> = [];
       const error = await router
-        .run({ plan, keys: keySet, attempt: async () => { throw new BeforeRequest(bug); }, callerSignal: new AbortController().signal, attempts: attempts as never })
+        .call({ plan, keys: keySet, attempt: async () => { throw new BeforeRequest(bug); }, callerSignal: new AbortController().signal, attempts: attempts as never })
         .then(() => undefined, (thrown: unknown) => thrown);
       expect(error).to.equal(bug);
       expect(attempts.map((a) => a.status)).to.deep.equal(['internal error']);
