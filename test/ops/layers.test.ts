@@ -205,11 +205,11 @@ describe('layers: imports point one way (core < state < models < routing < http 
   });
 
   it('names the file, the line and the import of a back-reference', () => {
-    const upward = { from: 'server/state/stores.ts', line: 4, specifier: '../routing/health.ts', target: 'server/routing/health.ts' };
-    expect(backReference(upward)).to.equal("server/state/stores.ts:4 imports '../routing/health.ts': state may not import from routing, a layer above it");
+    const upward = { from: 'server/state/stores.ts', line: 4, specifier: '../routing/health-policy.ts', target: 'server/routing/health-policy.ts' };
+    expect(backReference(upward)).to.equal("server/state/stores.ts:4 imports '../routing/health-policy.ts': state may not import from routing, a layer above it");
     const plugin = { from: 'providers/groq/index.ts', line: 2, specifier: '../../server/core/errors.ts', target: 'server/core/errors.ts' };
     expect(backReference(plugin)).to.equal("providers/groq/index.ts:2 imports '../../server/core/errors.ts': providers/ and catalog/ never import from server/");
-    const downward = { from: 'server/api/completion.ts', line: 9, specifier: '../routing/keys.ts', target: 'server/routing/keys.ts' };
+    const downward = { from: 'server/api/completion.ts', line: 9, specifier: '../routing/plan.ts', target: 'server/routing/plan.ts' };
     expect(backReference(downward)).to.equal(undefined);
     expect(backReference({ ...downward, specifier: 'express', target: undefined })).to.equal(undefined);
   });
