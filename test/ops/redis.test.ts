@@ -308,7 +308,8 @@ describe('Redis stores (against a real redis-server)', function () {
       expect(await peek.hgetall(`freeway:usage:groq:a:${today}`)).to.deep.equal({ 'groq/openai/gpt-oss-120b|requests': '1', 'groq/openai/gpt-oss-120b|failed:rate_limited': '1' });
       for (const day of [today, yesterday]) {
         const ttl = await peek.pttl(`freeway:usage:groq:a:${day}`);
-        expect(ttl).to.be.within(dayExpiry(day) - Date.now() - 5_000, dayExpiry(day) - Date.now());
+        // Redis reads its clock once per event loop turn, so its TTL may run a few ms behind ours.
+        expect(ttl).to.be.within(dayExpiry(day) - Date.now() - 5_000, dayExpiry(day) - Date.now() + 1_000);
       }
     });
 
