@@ -43,6 +43,8 @@ import { geminiRoute } from './api/gemini/index.ts';
 import { geminiModels } from './api/gemini/models.ts';
 import { isGeminiV1Call, queryKeyAsHeader } from './api/gemini/path.ts';
 import { providersApi } from './api/providers/index.ts';
+import { openApiRoute } from './api/openapi.ts';
+import { servedRoutes } from './api/openapi-routes.ts';
 import { curatedUsable, liveUsable } from './api/providers/usable.ts';
 import { probes, type Readiness } from './http/probes.ts';
 import { serveConsole } from './http/console.ts';
@@ -255,6 +257,7 @@ function mountRoutes(app: Express, deps: AppDeps, services: Services, handlers: 
     app.get('/metrics', metricsEndpoint(deps.scrapeMetrics ?? (() => metrics.registry.metrics()), metrics.registry.contentType));
     app.all('/metrics', methodNotAllowed('GET, HEAD'));
   }
+  app.get('/openapi.json', openApiRoute(servedRoutes));
   app.get('/health', health(readKeys, healthStore, hashKey, deps.now));
   app.all('/health', methodNotAllowed('GET, HEAD'));
   app.get(
