@@ -21,14 +21,24 @@ const cell = (text: string): string => text.replaceAll('|', '\\|').replaceAll('\
 const isSchema = (value: unknown): value is Schema => typeof value === 'object' && value !== null && !Array.isArray(value);
 const code = (value: unknown): string => `\`${value === null ? 'null' : String(value)}\``;
 
+/** A schema, or the one of the body's `$defs` its `$ref` names. */
+function resolved(schema: Schema, root: Schema): Schema {
+  if (typeof schema.$ref !== 'string') return schema;
+  const defs = isSchema(root.$defs) ? root.$defs : {};
+  const target = defs[schema.$ref.replace('#/$defs/', '')];
+  return isSchema(target) ? target : schema;
+}
+
 /** A field's type in words: `string`, `integer or null`, one of `auto`, `none`. */
-function typeOf(schema: Schema): string {
+function typeOf(given: Schema, root: Schema): string {
+  const schema = resolved(given, root);
   if (Array.isArray(schema.enum)) return `one of ${schema.enum.filter((value) => value !== null).map(code).join(', ')}${schema.enum.includes(null) ? ', or null' : ''}`;
   if (schema.const !== undefined) return code(schema.const);
-  if (Array.isArray(schema.anyOf)) return schema.anyOf.filter(isSchema).map(typeOf).join(', or ');
+  if (Array.isArray(schema.anyOf)) return schema.anyOf.filter(isSchema).map((branch) => typeOf(branch, root)).join(', or ');
   if (Array.isArray(schema.oneOf) && isSchema(schema.discriminator)) {
     const tag = String(schema.discriminator.propertyName);
-    const tags = schema.oneOf.filter(isSchema).flatMap((branch) => {
+    const tags = schema.oneOf.filter(isSchema).flatMap((given) => {
+      const branch = resolved(given, root);
       const property = isSchema(branch.properties) ? branch.properties[tag] : undefined;
       if (!isSchema(property) || property[DETAIL] !== undefined) return [];
       return property.const !== undefined ? [code(property.const)] : Array.isArray(property.enum) ? property.enum.map(code) : [];
@@ -36,7 +46,7 @@ function typeOf(schema: Schema): string {
     return `object, by \`${tag}\`: ${tags.join(', ')}`;
   }
   const types = Array.isArray(schema.type) ? schema.type.map(String) : schema.type === undefined ? ['any'] : [String(schema.type)];
-  const items = isSchema(schema.items) ? ` of ${typeOf(schema.items)}` : '';
+  const items = isSchema(schema.items) ? ` of ${typeOf(schema.items, root)}` : '';
   return types.map((type) => (type === 'array' ? `array${items}` : type)).join(' or ');
 }
 
@@ -65,7 +75,7 @@ function fieldTable(schema: Schema): string {
     const field = isSchema(value) ? value : {};
     const notes = [...bounds(field), ...(typeof field.description === 'string' ? [field.description] : [])];
     if (field.not !== undefined && typeof field[DETAIL] === 'string') notes.push(`refused when true: ${field[DETAIL]}`);
-    const type = field.not !== undefined ? 'boolean' : field.type === 'null' && field[DETAIL] !== undefined ? 'any' : typeOf(field);
+    const type = field.not !== undefined ? 'boolean' : field.type === 'null' && field[DETAIL] !== undefined ? 'any' : typeOf(field, schema);
     return `| \`${name}\` | ${cell(type)} | ${required.includes(name) ? 'yes' : ''} | ${cell(notes.join('; '))} |`;
   });
   return ['| Field | Type | Required | Checked |', '|---|---|---|---|', ...rows].join('\n');

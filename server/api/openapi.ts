@@ -66,6 +66,22 @@ function operation(route: RouteDescriptor): Record<string, unknown> {
   return op;
 }
 
+/**
+ * A body schema as a component of the document: its `$ref`s name its own
+ * `$defs` (`#/$defs/message`), which in the document are under the component
+ * (`#/components/schemas/ChatCompletionRequest/$defs/message`).
+ */
+function asComponent(schema: unknown, name: string): unknown {
+  if (Array.isArray(schema)) return schema.map((item) => asComponent(item, name));
+  if (schema === null || typeof schema !== 'object') return schema;
+  return Object.fromEntries(
+    Object.entries(schema).map(([key, value]) => [
+      key,
+      key === '$ref' && typeof value === 'string' && value.startsWith('#/$defs/') ? `#/components/schemas/${name}${value.slice(1)}` : asComponent(value, name),
+    ]),
+  );
+}
+
 /** The document for `routes`, each request schema once under components. */
 export function openApiDocument(routes: readonly RouteDescriptor[], version = '1.0.0'): OpenApiDocument {
   const paths: Record<string, Record<string, unknown>> = {};
@@ -73,7 +89,7 @@ export function openApiDocument(routes: readonly RouteDescriptor[], version = '1
   const tags: string[] = [];
   routes.forEach((route) => {
     (paths[route.path] ??= {})[route.method] = operation(route);
-    if (route.request) schemas[route.request.name] = route.request.schema;
+    if (route.request) schemas[route.request.name] ??= asComponent(route.request.schema, route.request.name) as Schema;
     if (!tags.includes(route.group)) tags.push(route.group);
   });
   return {

@@ -156,9 +156,11 @@ export const generateContentSchema: Schema = {
 };
 
 /** countTokens: `contents`, or a whole `generateContentRequest` (which wins). */
+const { $defs: generateContentDefs, ...generateContentRequest } = generateContentSchema;
 export const countTokensSchema: Schema = {
   type: 'object',
-  properties: { contents: (generateContentSchema.properties as Record<string, Schema>).contents, generateContentRequest: generateContentSchema },
+  $defs: generateContentDefs,
+  properties: { contents: (generateContentSchema.properties as Record<string, Schema>).contents, generateContentRequest },
 };
 
 const taskTypes = ['TASK_TYPE_UNSPECIFIED', 'RETRIEVAL_QUERY', 'RETRIEVAL_DOCUMENT', 'SEMANTIC_SIMILARITY', 'CLASSIFICATION', 'CLUSTERING', 'QUESTION_ANSWERING', 'FACT_VERIFICATION', 'CODE_RETRIEVAL_QUERY'];
