@@ -5,7 +5,8 @@ import { nestsWithin } from './json-depth.ts';
 
 /**
  * The one way the client APIs check a body and word a mistake. Each API's
- * accepted body is a JSON Schema (its `schema.ts`), compiled once by ajv; a body that fails it is a 400 worded by `describeError` as
+ * accepted body is a JSON Schema (its `schema.ts`), compiled once by ajv; a
+ * body that fails it is a 400 worded by `describeError` as
  * `Validation failed: <field>: <detail>`, the field a dotted path into the body
  * (`messages.2.content.0.type`) and the detail JSON Schema's words (`must be
  * string or null`), whichever API the body came to (each API's error middleware
@@ -28,7 +29,6 @@ export const phrase = {
   required: 'is required',
   type: (...types: readonly string[]): string => `must be ${types.join(' or ')}`,
   oneOf: (allowed: readonly unknown[]): string => `must be one of ${allowed.join(', ')}`,
-  minItems: (limit: number): string => `must NOT have fewer than ${limit} items`,
 } as const;
 
 /**
@@ -90,7 +90,7 @@ function ajv(): Ajv {
 }
 
 /** A body's checker: the body, typed, or a 400 naming its first bad field. */
-export type BodyCheck<T> = (body: unknown) => T;
+type BodyCheck<T> = (body: unknown) => T;
 
 /** A body's checker, its schema compiled once, on the first body it checks; a failure is worded by `describeError`. */
 export function compileBody<T>(schema: SchemaObject): BodyCheck<T> {
@@ -149,7 +149,7 @@ function tagValues(root: SchemaObject, holder: Fields | undefined, tag: string):
   });
 }
 
-export interface FieldError {
+interface FieldError {
   readonly field: string;
   readonly detail: string;
 }
@@ -211,7 +211,7 @@ function wanted(error: ErrorObject): string[] {
  * union's shapes are (`must be auto or none or required or object`); an
  * `x-detail` beside the union words any failure of it.
  */
-export function describeError(errors: readonly ErrorObject[], failed: Failed): FieldError {
+function describeError(errors: readonly ErrorObject[], failed: Failed): FieldError {
   const last = errors.at(-1);
   if (last === undefined) return { field: 'body', detail: 'is not valid' };
   // `if` and `propertyNames` list the mistake that failed them before their own error.
