@@ -126,10 +126,10 @@ function messagesBody(counting: boolean): Schema {
         properties: {
           type: { enum: ['enabled', 'disabled', 'adaptive', 'between_tools'] },
           display: { enum: ['summarized', 'omitted', null] },
-          budget_tokens: { type: 'integer', minimum: 1 },
+          budget_tokens: { description: 'With `enabled`: an integer, at least 1.' },
         },
         if: { required: ['type'], properties: { type: { const: 'enabled' } } },
-        then: { required: ['budget_tokens'], properties: { budget_tokens: { type: 'integer' } } },
+        then: { required: ['budget_tokens'], properties: { budget_tokens: { type: 'integer', minimum: 1 } } },
       },
       output_config: {
         type: ['object', 'null'],
