@@ -3,8 +3,15 @@ import { compileBody, fail } from '../validation.ts';
 import { generateContentSchema, imageType, textType } from './schema.ts';
 import type { Content, FunctionDeclaration, GeminiRequest, GenerationConfig, ToolConfig } from './types.ts';
 
+/**
+ * Checks a Gemini GenerateContentRequest against its schema (schema.ts), then
+ * what the schema cannot say: tools Google runs itself (HOSTED_TOOLS), allowed
+ * function names that name a declaration, one candidate.
+ */
+
 const imagePattern = new RegExp(imageType);
 const textPattern = new RegExp(textType);
+/** The inline data types a model of Freeway's reads as an image, and as text (the schema's own patterns). */
 export const isImageType = (mimeType: string): boolean => imagePattern.test(mimeType);
 export const isTextType = (mimeType: string): boolean => textPattern.test(mimeType);
 
