@@ -40,7 +40,7 @@ function texts(input: unknown, maxInputs: number): string[] {
 
 interface EmbeddingsBody {
   model: string;
-  input?: unknown;
+  input: unknown;
   encoding_format?: 'float' | 'base64' | null;
   dimensions?: number | null;
   user?: string | null;
@@ -52,7 +52,6 @@ const checkBody = compileBody<EmbeddingsBody>(embeddingsSchema);
 /** Checks the body's shape; what depends on the model (`dimensions`) is checked by `checkForModels`. */
 export function parseEmbeddingsRequest(body: unknown, maxInputs: number): EmbeddingsRequest {
   const fields = checkBody(body);
-  if (fields.input === undefined) fail('input', 'required');
   const request: { -readonly [K in keyof EmbeddingsRequest]: EmbeddingsRequest[K] } = { model: fields.model, texts: texts(fields.input, maxInputs), encodingFormat: fields.encoding_format ?? 'float' };
   if (fields.dimensions != null) request.dimensions = fields.dimensions;
   if (fields.user != null) request.user = fields.user;

@@ -10,10 +10,10 @@ import { DETAIL } from '../validation.ts';
 export const embeddingsSchema: Schema = {
   type: 'object',
   [DETAIL]: 'must be a JSON object',
-  required: ['model'],
+  required: ['model', 'input'],
   properties: {
     model: { type: 'string', minLength: 1, [DETAIL]: 'required, a string', description: 'An embedding alias (`free:embed`) or a pinned `{provider}/{modelId}`.' },
-    input: { description: 'A string or an array of strings, none empty; at most EMBEDDINGS_MAX_INPUTS. Token arrays are refused.' },
+    input: { [DETAIL]: 'required', description: 'A string or an array of strings, none empty; at most EMBEDDINGS_MAX_INPUTS. Token arrays are refused.' },
     encoding_format: { enum: ['float', 'base64', null], [DETAIL]: 'must be "float" or "base64"' },
     dimensions: { type: ['integer', 'null'], minimum: 1, maximum: INT32_MAX, [DETAIL]: 'must be a positive integer' },
     user: { type: ['string', 'null'], [DETAIL]: 'must be a string' },
