@@ -81,6 +81,31 @@ function fieldTable(schema: Schema): string {
   return ['| Field | Type | Required | Checked |', '|---|---|---|---|', ...rows].join('\n');
 }
 
+/**
+ * The items of each top-level list that is a discriminated union (`messages` by
+ * `role`), one row per tag value: its fields, required ones marked.
+ */
+function unionTables(root: Schema): string[] {
+  const properties = isSchema(root.properties) ? root.properties : {};
+  return Object.entries(properties).flatMap(([name, value]) => {
+    const items = isSchema(value) && isSchema(value.items) ? resolved(value.items, root) : undefined;
+    if (!items || !Array.isArray(items.oneOf) || !isSchema(items.discriminator)) return [];
+    const tag = String(items.discriminator.propertyName);
+    const rows = items.oneOf.filter(isSchema).flatMap((given) => {
+      const branch = resolved(given, root);
+      const fields = isSchema(branch.properties) ? branch.properties : {};
+      const tagSchema = fields[tag];
+      if (!isSchema(tagSchema) || tagSchema[DETAIL] !== undefined) return [];
+      const required = Array.isArray(branch.required) ? branch.required.map(String) : [];
+      const listed = Object.entries(fields)
+        .filter(([field]) => field !== tag)
+        .map(([field, schema]) => `\`${field}\`${required.includes(field) ? ' (required)' : ''}: ${isSchema(schema) ? typeOf(schema, root) : 'any'}`);
+      return [`| ${cell(typeOf(tagSchema, root))} | ${cell(listed.join('; ') || '—')} |`];
+    });
+    return [[`Items of \`${name}\`, by \`${tag}\`:`, '', `| \`${tag}\` | Fields |`, '|---|---|', ...rows].join('\n')];
+  });
+}
+
 /** Each JSON body Freeway takes, once, under the first route that takes it. */
 export function requestFieldTables(): string {
   const seen = new Set<string>();
@@ -88,7 +113,8 @@ export function requestFieldTables(): string {
   for (const route of servedRoutes) {
     if (!route.request || seen.has(route.request.name)) continue;
     seen.add(route.request.name);
-    sections.push(`### ${route.request.name}\n\n\`${route.method.toUpperCase()} ${route.path}\`${route.path.startsWith('/v1beta') ? ' (and the same under `/v1/models/`)' : ''}\n\n${fieldTable(route.request.schema)}`);
+    const where = `\`${route.method.toUpperCase()} ${route.path}\`${route.path.startsWith('/v1beta') ? ' (and the same under `/v1/models/`)' : ''}`;
+    sections.push([`### ${route.request.name}`, where, fieldTable(route.request.schema), ...unionTables(route.request.schema)].join('\n\n'));
   }
   return sections.join('\n\n');
 }
