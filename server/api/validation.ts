@@ -209,7 +209,9 @@ function wanted(error: ErrorObject): string[] {
  * had a branch's shape and failed inside it, that mistake is the one named
  * (`tool_choice.function: is required`); when it had no branch's shape, the
  * union's shapes are (`must be auto or none or required or object`); an
- * `x-detail` beside the union words any failure of it.
+ * `x-detail` beside the union words any failure of it. A union's branches are
+ * written in place, never `$ref`s (whose errors would name paths of their own
+ * schema): test/api/body-schemas.test.ts holds every body schema to that.
  */
 function describeError(errors: readonly ErrorObject[], failed: Failed): FieldError {
   const last = errors.at(-1);

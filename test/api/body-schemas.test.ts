@@ -4,6 +4,7 @@
  * and in each API's error shape, with nothing sent upstream.
  */
 import { expect } from 'chai';
+import { servedRoutes } from '../../server/api/openapi-routes.ts';
 import { startFreeway, type RunningFreeway } from '../support/freeway.ts';
 import { expectError } from '../support/errors.ts';
 import { keyHeaders } from '../support/keys.ts';
@@ -70,5 +71,21 @@ describe('bodies checked against their JSON Schemas: the mistake named', functio
       expect(await reply.json()).to.deep.equal({ error: { code: 400, message: `Validation failed: ${message}`, status: 'INVALID_ARGUMENT' } });
     }
     expect(upstream.requests).to.have.length(0);
+  });
+
+  it('every anyOf union of every body schema has its branches in place, not as $refs (the formatter groups their errors by path)', function () {
+    const refBranches: string[] = [];
+    const walk = (node: unknown, path: string): void => {
+      if (Array.isArray(node)) return node.forEach((item, index) => walk(item, `${path}/${index}`));
+      if (node === null || typeof node !== 'object') return;
+      for (const [key, value] of Object.entries(node)) {
+        if (key === 'anyOf' && Array.isArray(value)) value.forEach((branch, index) => (branch as { $ref?: unknown }).$ref !== undefined && refBranches.push(`${path}/anyOf/${index}`));
+        walk(value, `${path}/${key}`);
+      }
+    };
+    const schemas = servedRoutes.flatMap((route) => (route.request ? [route.request] : []));
+    for (const { name, schema } of schemas) walk(schema, name);
+    expect(schemas.length).to.be.greaterThan(5);
+    expect(refBranches).to.deep.equal([]);
   });
 });
