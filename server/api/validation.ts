@@ -180,11 +180,9 @@ function describeOne(error: ErrorObject, { schema: root }: Failed): FieldError {
       return { field, detail: `must be ${String(params.allowedValue)}` };
     case MAX_DEPTH:
       return { field, detail: `is nested more than ${String(holder?.[MAX_DEPTH])} levels deep` };
-    case 'discriminator': {
-      const tag = String(params.tag);
-      if (params.error === 'tag') return { field: fieldOf(error.instancePath, tag), detail: params.tagValue === undefined ? phrase.required : phrase.type('string') };
-      return { field: fieldOf(error.instancePath, tag), detail: phrase.oneOf(tagValues(root, holder, tag)) };
-    }
+    case 'discriminator':
+      // A tag of no branch (every union requires its tag, a string, before it picks a branch).
+      return { field: fieldOf(error.instancePath, String(params.tag)), detail: phrase.oneOf(tagValues(root, holder, String(params.tag))) };
     default:
       return { field, detail: error.message ?? 'is not valid' };
   }
