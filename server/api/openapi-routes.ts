@@ -1,30 +1,63 @@
+import type { RouteHandlerName, RouteRow } from '../http/route-table.ts';
 import { chatSchema } from './chat/schema.ts';
 import { embeddingsSchema } from './embeddings/schema.ts';
 import { batchEmbedContentsSchema, countTokensSchema as geminiCountTokensSchema, embedContentSchema, generateContentSchema } from './gemini/schema.ts';
 import { countTokensSchema, messagesSchema } from './messages/schema.ts';
 import type { RouteDescriptor } from './openapi.ts';
 import { responsesSchema } from './responses/schema.ts';
+import type { Schema } from './schema-parts.ts';
 
 /**
- * Every endpoint Freeway serves, as the OpenAPI document describes it. Gemini's
- * methods share one route (`POST /v1beta/models/{model}:{method}`, and the same
- * under `/v1/models/`), described here one method each.
+ * The route table's rows as the OpenAPI document describes them, each with the
+ * JSON Schema its body is checked against. Gemini's one route per prefix
+ * (`{model}:{method}`) is described one method each.
  */
 
-const geminiMethods: ReadonlyArray<readonly [method: string, summary: string, request: RouteDescriptor['request'], response: string]> = [
-  ['generateContent', "Gemini's generateContent", { name: 'GenerateContentRequest', schema: generateContentSchema }, 'A GenerateContentResponse.'],
-  [
-    'streamGenerateContent',
-    "Gemini's streamGenerateContent: server-sent events with `alt=sse`, else one JSON array",
-    { name: 'GenerateContentRequest', schema: generateContentSchema },
-    'GenerateContentResponse chunks.',
-  ],
-  ['countTokens', "Gemini's token count, estimated without calling a provider", { name: 'CountTokensRequest', schema: geminiCountTokensSchema }, '`{totalTokens}`.'],
-  ['embedContent', "Gemini's embedContent, routed as /v1/embeddings", { name: 'EmbedContentRequest', schema: embedContentSchema }, '`{embedding: {values}}`.'],
-  ['batchEmbedContents', "Gemini's batchEmbedContents", { name: 'BatchEmbedContentsRequest', schema: batchEmbedContentsSchema }, '`{embeddings: [{values}]}`.'],
+type Body = RouteDescriptor['request'];
+
+/** The body schema of each handler that takes JSON, by the name the document gives it. */
+const bodies: Partial<Record<RouteHandlerName, Body>> = {
+  chat: { name: 'ChatCompletionRequest', schema: chatSchema },
+  responses: { name: 'ResponsesRequest', schema: responsesSchema },
+  messages: { name: 'MessagesRequest', schema: messagesSchema },
+  'messages.countTokens': { name: 'CountTokensMessagesRequest', schema: countTokensSchema },
+  embeddings: { name: 'EmbeddingsRequest', schema: embeddingsSchema },
+};
+
+/** What a 200 of each handler answers. */
+const answers: Record<Exclude<RouteHandlerName, 'gemini'>, string> = {
+  livez: 'Alive.',
+  readyz: 'Ready, or `degraded` without Redis.',
+  metrics: "Metrics in Prometheus' text format.",
+  health: '`{status: "ok", providers}`.',
+  providers: 'The providers, and the state, quota and usage of each key sent.',
+  'models.list': 'A list of models.',
+  'models.retrieve': 'A model object.',
+  'gemini.models.list': "Models in Google's shape, paged by pageSize and pageToken.",
+  'gemini.models.get': "A model in Google's shape.",
+  chat: 'A chat.completion, or server-sent chat.completion.chunk events ending with `data: [DONE]`.',
+  responses: 'A response object, or its server-sent events.',
+  messages: 'A message, or its server-sent events.',
+  'messages.countTokens': '`{input_tokens}`.',
+  embeddings: 'A list of embeddings.',
+  transcriptions: 'The transcript in the asked response_format.',
+  openapi: 'An OpenAPI 3.1 document.',
+  'console.page': 'The console.',
+  'console.file': "The console's script, style or icon.",
+};
+
+/** Media types of answers that are not JSON. */
+const answerTypes: Partial<Record<RouteHandlerName, string>> = { metrics: 'text/plain', 'console.page': 'text/html', 'console.file': 'application/octet-stream' };
+
+const geminiMethods: ReadonlyArray<readonly [method: string, request: NonNullable<Body>, answer: string]> = [
+  ['generateContent', { name: 'GenerateContentRequest', schema: generateContentSchema }, 'A GenerateContentResponse.'],
+  ['streamGenerateContent', { name: 'GenerateContentRequest', schema: generateContentSchema }, 'GenerateContentResponse chunks: server-sent events with `alt=sse`, else one JSON array.'],
+  ['countTokens', { name: 'CountTokensRequest', schema: geminiCountTokensSchema }, '`{totalTokens}`, estimated without calling a provider.'],
+  ['embedContent', { name: 'EmbedContentRequest', schema: embedContentSchema }, '`{embedding: {values}}`.'],
+  ['batchEmbedContents', { name: 'BatchEmbedContentsRequest', schema: batchEmbedContentsSchema }, '`{embeddings: [{values}]}`.'],
 ];
 
-const transcriptionUpload = {
+const transcriptionUpload: Schema = {
   type: 'object',
   required: ['file', 'model'],
   properties: {
@@ -37,25 +70,37 @@ const transcriptionUpload = {
   },
 };
 
-export const servedRoutes: readonly RouteDescriptor[] = [
-  { method: 'post', path: '/v1/chat/completions', group: 'Chat completions', summary: 'OpenAI chat completion, streaming or not', request: { name: 'ChatCompletionRequest', schema: chatSchema }, response: 'A chat.completion, or server-sent chat.completion.chunk events ending with `data: [DONE]`.' },
-  { method: 'post', path: '/v1/responses', group: 'Responses', summary: 'OpenAI Responses API, stateless, streaming or not', request: { name: 'ResponsesRequest', schema: responsesSchema }, response: 'A response object, or its server-sent events.' },
-  { method: 'post', path: '/v1/messages', group: 'Messages', summary: 'Anthropic Messages API, streaming or not', request: { name: 'MessagesRequest', schema: messagesSchema }, response: 'A message, or its server-sent events.' },
-  { method: 'post', path: '/v1/messages/count_tokens', group: 'Messages', summary: "Anthropic's token count, estimated without calling a provider", request: { name: 'CountTokensMessagesRequest', schema: countTokensSchema }, response: '`{input_tokens}`.' },
-  ...['/v1beta', '/v1'].flatMap((prefix) =>
-    geminiMethods.map(([method, summary, request, response]): RouteDescriptor => ({ method: 'post', path: `${prefix}/models/{model}:${method}`, group: 'Gemini', summary, request, response })),
-  ),
-  { method: 'post', path: '/v1/embeddings', group: 'Embeddings', summary: 'OpenAI embeddings', request: { name: 'EmbeddingsRequest', schema: embeddingsSchema }, response: 'A list of embeddings.' },
-  { method: 'post', path: '/v1/audio/transcriptions', group: 'Transcriptions', summary: 'OpenAI transcription (Whisper), multipart', multipart: transcriptionUpload, response: 'The transcript in the asked response_format.' },
-  { method: 'get', path: '/v1/models', group: 'Models', summary: "The aliases and every model; Anthropic's list with an anthropic-version header", response: 'A list of models.' },
-  { method: 'get', path: '/v1/models/{id}', group: 'Models', summary: 'One model (ids may contain /, @ and :)', response: 'A model object.' },
-  { method: 'get', path: '/v1beta/models', group: 'Gemini', summary: "Gemini's model list", response: 'Models in Google\'s shape, paged by pageSize and pageToken.' },
-  { method: 'get', path: '/v1beta/models/{model}', group: 'Gemini', summary: "One model in Google's shape", response: 'A model.' },
-  { method: 'get', path: '/v1/providers', group: 'Freeway', summary: "Every provider and, for the keys sent, each key's state, quota and usage; `?check=1` checks the keys", response: 'The providers.' },
-  { method: 'get', path: '/health', group: 'Freeway', summary: 'Health of the providers whose key headers were sent', response: '`{status: "ok", providers}`.' },
-  { method: 'get', path: '/livez', group: 'Freeway', summary: 'Liveness probe', response: 'Alive.' },
-  { method: 'get', path: '/readyz', group: 'Freeway', summary: 'Readiness probe: 503 while starting or shutting down', response: 'Ready, or degraded without Redis.' },
-  { method: 'get', path: '/metrics', group: 'Freeway', summary: 'Prometheus metrics (METRICS)', response: 'Metrics in Prometheus\' text format.', responseType: 'text/plain' },
-  { method: 'get', path: '/openapi.json', group: 'Freeway', summary: 'This document', response: 'An OpenAPI 3.1 document.' },
-  { method: 'get', path: '/', group: 'Freeway', summary: 'The web console (CONSOLE=off removes it)', response: 'The console.', responseType: 'text/html' },
-];
+const groups: Record<NonNullable<RouteRow['api']>, string> = {
+  chat: 'Chat completions',
+  responses: 'Responses',
+  messages: 'Messages',
+  gemini: 'Gemini',
+  embeddings: 'Embeddings',
+  transcriptions: 'Transcriptions',
+};
+
+/** The path as OpenAPI templates it: `{id}` for Express's `*id`. */
+const templated = (row: RouteRow): string => row.documentedPath ?? row.path.replace(/\*(\w+)$/, '{$1}');
+
+/** Every row of the route table, as the document describes it. */
+export function documentedRoutes(rows: readonly RouteRow[]): RouteDescriptor[] {
+  return rows.flatMap((row): RouteDescriptor[] => {
+    const method = row.method === 'GET' ? 'get' : 'post';
+    const group = row.api === undefined ? (row.handler.startsWith('gemini') ? groups.gemini : row.handler.startsWith('models') ? 'Models' : 'Freeway') : groups[row.api];
+    const path = templated(row);
+    if (row.handler === 'gemini') {
+      return geminiMethods.map(([name, request, response]) => ({ method, path: path.replace('{method}', name), group, summary: `${row.summary.split(':')[0]}: ${name}`, request, response }));
+    }
+    const described: RouteDescriptor = { method, path, group, summary: row.summary, response: answers[row.handler] };
+    const request = bodies[row.handler];
+    const responseType = answerTypes[row.handler];
+    return [
+      {
+        ...described,
+        ...(request ? { request } : {}),
+        ...(row.body === 'multipart' ? { multipart: transcriptionUpload } : {}),
+        ...(responseType ? { responseType } : {}),
+      },
+    ];
+  });
+}

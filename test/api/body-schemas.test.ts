@@ -4,11 +4,15 @@
  * and in each API's error shape, with nothing sent upstream.
  */
 import { expect } from 'chai';
-import { servedRoutes } from '../../server/api/openapi-routes.ts';
+import { documentedRoutes } from '../../server/api/openapi-routes.ts';
+import { routeTable } from '../../server/http/route-table.ts';
 import { startFreeway, type RunningFreeway } from '../support/freeway.ts';
 import { expectError } from '../support/errors.ts';
 import { keyHeaders } from '../support/keys.ts';
 import { openAIText, startUpstream, type FakeUpstream } from '../support/upstream.ts';
+
+/** Every route the OpenAPI document describes, from the route table. */
+const servedRoutes = documentedRoutes(routeTable);
 
 const hi = [{ role: 'user', content: 'hi' }];
 

@@ -10,10 +10,15 @@ import { Ajv, type ValidateFunction } from 'ajv';
 import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
 import OpenAI from 'openai';
-import { apisDocPath, apisDocSource } from '../../scripts/apis-doc.ts';
-import { servedRoutes } from '../../server/api/openapi-routes.ts';
+import { apisDocPath } from '../../scripts/apis-doc.ts';
+import { requestFieldsDocSource } from '../../scripts/request-fields-doc.ts';
+import { documentedRoutes } from '../../server/api/openapi-routes.ts';
+import { routeTable } from '../../server/http/route-table.ts';
 import { startFreeway, type RunningFreeway } from '../support/freeway.ts';
 import { startUpstream, type FakeUpstream, type SeenRequest } from '../support/upstream.ts';
+
+/** Every route the OpenAPI document describes, from the route table. */
+const servedRoutes = documentedRoutes(routeTable);
 
 interface Document {
   openapi: string;
@@ -47,7 +52,7 @@ describe('GET /openapi.json', function () {
   it('describes every endpoint Freeway answers, and each one it describes answers other than 404', async function () {
     for (const route of servedRoutes) {
       expect(document.paths[route.path]?.[route.method], `${route.method} ${route.path}`).to.be.an('object');
-      const path = route.path.replace('{model}', 'gemini-2.5-flash').replace('{id}', 'free:auto');
+      const path = route.path.replace('{model}', 'gemini-2.5-flash').replace('{id}', 'free:auto').replace('{file}', 'console.js');
       const response = await fetch(`${freeway.url}${path}`, route.method === 'post' ? { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' } : {});
       await response.arrayBuffer();
       expect(response.status, `${route.method} ${path}`).to.not.equal(404);
@@ -63,7 +68,7 @@ describe('GET /openapi.json', function () {
 
   it('docs/apis.md has the field tables of the current schemas (npm run docs)', function () {
     const page = readFileSync(apisDocPath, 'utf8');
-    expect(page).to.equal(apisDocSource(page));
+    expect(page).to.equal(requestFieldsDocSource(page));
   });
 
   describe('what the official SDKs send validates against the request schema of its path', function () {
