@@ -94,6 +94,24 @@ export interface CompletionDeps {
   readonly clientOf?: (req: Request) => string;
   /** The HMAC that names a conversation (routing/sticky.ts); absent with STICKY=off. */
   readonly conversations?: TextHasher;
+  /** MAX_WAIT_MS: the most a request may ask to be held with X-Freeway-Max-Wait; 0 (no waiting) when absent. */
+  readonly maxWaitMs?: number;
+}
+
+/** Seconds, with decimals: `4`, `0.5`. */
+const SECONDS = /^\d+(?:\.\d+)?$/;
+
+/**
+ * X-Freeway-Max-Wait: how long this request may be held for a rate-limit window or a concurrency
+ * slot, in seconds from 0 to MAX_WAIT_MS; anything else is a 400 naming the range. Undefined when absent.
+ */
+export function maxWaitOf(req: Request, maxWaitMs = 0): number | undefined {
+  const raw = req.headers['x-freeway-max-wait'];
+  if (raw === undefined) return undefined;
+  const text = (Array.isArray(raw) ? raw.join(',') : raw).trim();
+  const ms = SECONDS.test(text) ? Math.round(Number(text) * 1000) : NaN;
+  if (!(ms <= maxWaitMs)) throw invalidField('X-Freeway-Max-Wait', `must be a number of seconds from 0 to ${maxWaitMs / 1000} (MAX_WAIT_MS)`);
+  return ms;
 }
 
 /** The strategy a request asks for with `X-Freeway-Routing`, if it asks; any other value is a 400 naming the header. */
@@ -106,8 +124,26 @@ function routingOf(req: Request): RoutingStrategy | undefined {
   return strategy;
 }
 
+/** A wait in seconds, to a tenth: `4.2`. */
+const waitSeconds = (ms: number): string => (Math.round(ms / 100) / 10).toFixed(1);
+
 export function attemptsHeader(attempts: readonly AttemptLog[]): string {
-  return attempts.map((a) => `${a.provider}/${a.model}${a.key === undefined ? '' : ` key ${a.key}`} ${a.status}${a.ms === undefined ? '' : ` ${a.ms}ms`}`).join(', ');
+  return attempts
+    .map((a) =>
+      a.waitedMs !== undefined
+        ? `waited ${waitSeconds(a.waitedMs)}s for ${a.provider}`
+        : `${a.provider}/${a.model}${a.key === undefined ? '' : ` key ${a.key}`} ${a.status}${a.ms === undefined ? '' : ` ${a.ms}ms`}`,
+    )
+    .join(', ');
+}
+
+/** X-Freeway-Waited, and the wait on the log line, when the request was held for a window or a slot. */
+function noteWaited(res: Response, attempts: readonly AttemptLog[]): void {
+  let waited: number | undefined;
+  for (const attempt of attempts) if (attempt.waitedMs !== undefined) waited = (waited ?? 0) + attempt.waitedMs;
+  if (waited === undefined) return;
+  res.setHeader('X-Freeway-Waited', waitSeconds(waited));
+  res.locals.waitedMs = waited;
 }
 
 const SHUTDOWN_REASON = 'Freeway was shutting down and SHUTDOWN_TIMEOUT_MS ran out before the answer was complete';
@@ -117,6 +153,7 @@ export function setRoutingHeaders(res: Response, candidate: Candidate, attempts:
   res.setHeader('X-Freeway-Provider', model.provider.id);
   res.setHeader('X-Freeway-Model', model.id);
   res.setHeader('X-Freeway-Attempts', attemptsHeader(attempts));
+  noteWaited(res, attempts);
 }
 
 /**
@@ -252,6 +289,7 @@ export function completionRoute<Req>(api: ClientApi<Req>, deps: CompletionDeps):
     // A pinned model the plugin does not know is served when a live list of the request's keys holds it.
     const entry = await lookUpModel({ catalog, target, kind: 'chat', findLive: (model) => router.findLive(model, keys, client) });
     const strategy = routingOf(req);
+    const maxWaitMs = maxWaitOf(req, deps.maxWaitMs);
     const callOptions = api.callOptions(request);
     const alias = isAlias(entry);
     const conversation = alias && deps.conversations ? conversationOf(deps.conversations, { target: entry.id, keys, prompt: callOptions.prompt }) : undefined;
@@ -262,7 +300,7 @@ export function completionRoute<Req>(api: ClientApi<Req>, deps: CompletionDeps):
     const extras: RequestExtras = api.extras ? { ...api.extras(request), user } : { user };
     const attempts: AttemptLog[] = [];
     locals.attempts = attempts;
-    const model = routedModel(router, { plan, keys, models, extras, attempts, maxResponseBytes: deps.maxResponseBytes, conversation: conversation?.id });
+    const model = routedModel(router, { plan, keys, models, extras, attempts, maxResponseBytes: deps.maxResponseBytes, conversation: conversation?.id, maxWaitMs });
     const options = { ...callOptions, abortSignal: callerController(res, deps.shutdown).signal };
     try {
       if (api.stream(request)) {
@@ -323,6 +361,9 @@ export function routeFailed(error: unknown, res: Response, attempts: readonly At
     res.destroy();
     return;
   }
-  if (attempts.length > 0 && !res.headersSent) res.setHeader('X-Freeway-Attempts', attemptsHeader(attempts));
+  if (attempts.length > 0 && !res.headersSent) {
+    res.setHeader('X-Freeway-Attempts', attemptsHeader(attempts));
+    noteWaited(res, attempts);
+  }
   throw error;
 }

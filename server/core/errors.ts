@@ -213,6 +213,13 @@ export const errorCatalogue = {
     message: 'The request does not fit the context window of any model behind {target}: {reasons}',
     remedy: 'Send a shorter conversation or a smaller max_tokens, or use an alias with larger models.',
   },
+  FREEWAY_WINDOWS_CLOSED: {
+    status: 429,
+    type: 'rate_limit_error',
+    message: 'Every key that could answer is resting for its rate-limit window, beyond this request\'s wait budget: {keys}',
+    remedy:
+      'Nothing failed: the keys\' windows are closed for now. Send the request again after `Retry-After` (the earliest key\'s), allow a longer wait (`X-Freeway-Max-Wait`, up to MAX_WAIT_MS), or send keys of more providers.',
+  },
   FREEWAY_PROVIDER_FAILED: {
     status: 502,
     type: 'freeway_provider_error',

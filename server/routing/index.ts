@@ -14,6 +14,7 @@ export { HEALTH_TIMINGS, healthPolicy, viewHealth, type HealthView } from './hea
 export { createUpstreamFetch } from './http-client.ts';
 export { createKeyReader, GOOG_API_KEY_HEADER, MAX_KEYS_PER_HEADER, type KeyReaderOptions } from './keys.ts';
 export { createLatencyTracker, type LatencyTracker } from './latency.ts';
+export { createWaitQueue, type WaitQueue } from './wait-queue.ts';
 export type { Candidate, Plan } from './plan.ts';
 export { routedModel, StreamFailed, type RoutedModel, type RoutedRequest, type RoutedStreamResult } from './routed-model.ts';
 export { createRouter, type AttemptFn, type Router, type RouterDeps, type WholeCallRequest } from './router.ts';

@@ -30,6 +30,8 @@ export interface RoutedRequest {
   readonly maxResponseBytes: number;
   /** The request's conversation (routing/sticky.ts), whose model is kept after the answer. */
   readonly conversation?: string;
+  /** X-Freeway-Max-Wait, in ms: the longest the request may be held for a window or a slot; MAX_WAIT_MS when absent. */
+  readonly maxWaitMs?: number;
 }
 
 export interface RoutedStreamResult extends Omit<LanguageModelV4StreamResult, 'stream'> {
@@ -134,6 +136,7 @@ export function routedModel(router: Pick<Router, 'run'>, request: RoutedRequest)
       budget: options.maxOutputTokens,
       inputTokens: () => estimateInputTokens(options),
       conversation,
+      maxWaitMs: request.maxWaitMs,
     });
   };
   return {

@@ -13,7 +13,9 @@ import { logAttempt, startAttempt, type Attempt, type AttemptLog, type AttemptTi
 import { CallerGone, contextTooLong, decide, exhausted, keyName, noFailures, noteFailure, outputCap, requestTooLarge, type Decision, type Failures } from './failover.ts';
 import { canUse, poolModelId, type Candidate, type Plan, type PoolKey, type ProviderKeys } from './plan.ts';
 import { createPlanner, type PlanRequest } from './planner.ts';
+import { HEALTH_TIMINGS } from './health.ts';
 import { classifyFailure, type Failure } from './upstream-errors.ts';
+import { afterRound, budgetOf, endTurn, noRoundWaits, OutOfCandidates, queuedAhead, takeSlot, type Busy, type HeldSlot, type RoundWaits, type TurnState, type WaitingDeps, type WaitRun } from './waiting.ts';
 
 /** An attempt that produced its answer; the router keeps running it until `finish`. */
 export interface Routed<T> {
@@ -50,6 +52,8 @@ export interface RunRequest<T> {
   readonly inputTokens?: () => number;
   /** The request's conversation (routing/sticky.ts): the model that answers is kept for its next turn. */
   readonly conversation?: string;
+  /** X-Freeway-Max-Wait: the longest this request may be held for a window or a slot; MAX_WAIT_MS when absent. */
+  readonly maxWaitMs?: number;
 }
 
 export interface RouterDeps {
@@ -74,6 +78,8 @@ export interface RouterDeps {
   readonly sticky?: { readonly store: StickyStore; readonly ttlMs: number };
   /** Usage per key: each attempt, answer and failure is counted here; none with USAGE=off. */
   readonly usage?: Pick<UsageCounter, 'count'>;
+  /** Waiting for windows and concurrency slots (waiting.ts); without it, a request never waits and slots are not counted. */
+  readonly waiting?: WaitingDeps;
 }
 
 /** A call whose answer comes whole, and the tokens its answer reported. */
@@ -113,6 +119,11 @@ interface RunState<T> extends RunRequest<T> {
   tooLarge: number;
   /** The input estimate, once made (`inputOf`). */
   input?: number;
+  /** HOOK (waiting): keys this round found busy or rate limited, and whether a provider failed. */
+  readonly waits: RoundWaits;
+  readonly turn: TurnState;
+  /** The clock health is judged by (RouterDeps.now): resets are read on it. */
+  readonly now: () => number;
 }
 
 /** What the rest of the request does after a model: go on, stop, or go on with larger windows only. */
@@ -137,6 +148,7 @@ interface RouterContext {
   /** FIT_MARGIN. */
   readonly fitMargin: number;
   readonly sticky: RouterDeps['sticky'];
+  readonly waiting: WaitingDeps | undefined;
 }
 
 /** Learnt per-request token limits, kept LEARNED_LIMIT_MS and bounded. */
@@ -164,6 +176,8 @@ function createRequestLimits(keepMs: number, maxEntries: number, now: () => numb
 interface StartedAttempt {
   readonly running: RunningAttempt;
   readonly candidate: Candidate;
+  /** The concurrency slot the attempt holds, given back when it ends. */
+  readonly slot?: HeldSlot;
 }
 
 /** A failed attempt, as the router met it. */
@@ -204,7 +218,7 @@ async function attemptFailed<T>(ctx: RouterContext, { run, running, candidate, e
 }
 
 /** An attempt that answered: recorded a success, and handed over until `finish`. */
-async function succeeded<T>(ctx: RouterContext, run: RunState<T>, { running, candidate }: StartedAttempt, value: T): Promise<Routed<T>> {
+async function succeeded<T>(ctx: RouterContext, run: RunState<T>, { running, candidate, slot }: StartedAttempt, value: T): Promise<Routed<T>> {
   // What is handed over now is a stream the caller reads at its own pace: STREAM_MAX_DURATION_MS bounds it from here.
   running.handOver();
   const at = ctx.now();
@@ -227,6 +241,7 @@ async function succeeded<T>(ctx: RouterContext, run: RunState<T>, { running, can
     async finish(error) {
       if (finished) return undefined;
       finished = true;
+      slot?.give();
       if (error === undefined) {
         running.end(false);
         return undefined;
@@ -238,7 +253,12 @@ async function succeeded<T>(ctx: RouterContext, run: RunState<T>, { running, can
 }
 
 /** One attempt with one key: its answer, or what the failover policy decided about its failure. */
-async function attempt<T>(ctx: RouterContext, run: RunState<T>, candidate: Candidate, budgetLowered: boolean): Promise<Routed<T> | { failure: Failure; decision: Decision }> {
+async function attempt<T>(ctx: RouterContext, run: RunState<T>, candidate: Candidate, budgetLowered: boolean): Promise<Routed<T> | { failure: Failure; decision: Decision } | Busy> {
+  // HOOK (waiting): requests held for the key go first; a model with a concurrency limit takes one of its key's slots.
+  const ahead = queuedAhead(ctx.waiting, candidate.healthId, run.turn);
+  if (ahead) return ahead;
+  const slot = await takeSlot(ctx.waiting, candidate);
+  if (slot === 'busy') return { why: 'slot' };
   const plan = run.plan.keys.get(candidate.model.provider.id) as ProviderKeys;
   const latencyId = poolModelId(plan.poolId, candidate.model.spec.id);
   run.tried += 1;
@@ -247,8 +267,9 @@ async function attempt<T>(ctx: RouterContext, run: RunState<T>, candidate: Candi
   try {
     const value = await run.attempt(candidate, running.attempt);
     run.attempts.push(logAttempt(candidate, 200, Date.now() - running.started));
-    return await succeeded(ctx, run, { running, candidate }, value);
+    return await succeeded(ctx, run, { running, candidate, slot }, value);
   } catch (error) {
+    slot?.give();
     const failed = await attemptFailed(ctx, { run, running, candidate, error, budgetLowered });
     run.attempts.push(logAttempt(candidate, failed.failure.label, Date.now() - running.started));
     return failed;
@@ -317,11 +338,13 @@ async function tryKey<T>(ctx: RouterContext, run: RunState<T>, { model, choice, 
   for (;;) {
     const candidate = cap === undefined ? base : { ...base, maxOutputTokens: cap };
     const result = await attempt(ctx, run, candidate, budgetLowered);
+    if ('why' in result) return keyBusy(run, candidate, result);
     if (!('decision' in result)) return result;
     const { failure, decision } = result;
     const { step } = decision;
     const noted = { failure, model, position: choice.position, count };
     if (decision.record.health) run.doneKeys.add(choice.healthId);
+    noteForWaiting(run, candidate, failure, decision);
     switch (step.kind) {
       case 'lower budget':
         // The model's own maximum, as its upstream stated it: not the key's fault. Tried again, once, with the same key.
@@ -356,6 +379,34 @@ async function tryKey<T>(ctx: RouterContext, run: RunState<T>, { model, choice, 
   }
 }
 
+/** HOOK (waiting): a key whose concurrency slots are all taken is left for now, and named; the request may wait for it. */
+function keyBusy<T>(run: RunState<T>, candidate: Candidate, busy: Busy): 'next key' {
+  const { model, healthId, keyPosition: position, keyCount: count } = candidate;
+  const status = busy.why === 'slot' ? `busy (${model.spec.concurrency ?? 1} in flight)` : 'busy (requests held before)';
+  run.attempts.push(count > 1 ? { provider: model.provider.id, model: model.spec.id, key: position, status } : { provider: model.provider.id, model: model.spec.id, status });
+  const reason = `${keyName(model.provider.id, position, count)}: ${busy.why === 'slot' ? 'every concurrency slot of the key is taken' : 'requests held for the key before this one go first'}`;
+  run.failures.reasons.push(reason);
+  run.failures.logged.push(reason);
+  run.doneKeys.add(healthId);
+  // The lane's expectation is on the real clock; resets are kept on the health clock.
+  const until = busy.why === 'slot' ? run.now() : run.now() + Math.max(0, busy.until - Date.now());
+  run.waits.blocked.push({ provider: model.provider.id, healthId, position, count, until, why: busy.why });
+  return 'next key';
+}
+
+/** HOOK (waiting): a 429 is a window the request may wait for; a failure recorded against a key means a provider did fail. */
+function noteForWaiting<T>(run: RunState<T>, candidate: Candidate, failure: Failure, decision: Decision): void {
+  const health = decision.record.health;
+  if (!health) return;
+  if (health.kind !== 'rate_limited') {
+    run.waits.others += 1;
+    return;
+  }
+  const { model, healthId, keyPosition: position, keyCount: count } = candidate;
+  const until = run.now() + (failure.retryAfterMs ?? HEALTH_TIMINGS.defaultRetryAfterMs);
+  run.waits.blocked.push({ provider: model.provider.id, healthId, position, count, until, why: 'window' });
+}
+
 /** Tries one model with its provider's open keys, in turn. */
 async function tryModel<T>(ctx: RouterContext, run: RunState<T>, model: CatalogModel): Promise<Routed<T> | AfterModel> {
   const provider = model.provider.id;
@@ -388,8 +439,57 @@ async function tryModel<T>(ctx: RouterContext, run: RunState<T>, model: CatalogM
   return 'next';
 }
 
+/** What one request carries from one round of its plan to the next (a round follows a wait). */
+interface Carried {
+  readonly started: number;
+  readonly turn: TurnState;
+  tried: number;
+  input?: number;
+}
+
+/**
+ * Tries the plan's candidates, and when a round finds them all resting, waits for the earliest
+ * within the request's budget and plans again (waiting.ts); MAX_ATTEMPTS and REQUEST_TIMEOUT_MS
+ * bound the request as a whole.
+ */
 async function runPlan<T>(ctx: RouterContext, request: RunRequest<T>): Promise<Routed<T>> {
-  const started = Date.now();
+  const budget = budgetOf(ctx.waiting, request.maxWaitMs);
+  const carried: Carried = { started: Date.now(), tried: 0, turn: { releasedFor: undefined, canWait: budget > 0 } };
+  const waits: WaitRun = {
+    deps: ctx.waiting,
+    plan: request.plan,
+    signal: request.callerSignal,
+    attempts: request.attempts,
+    deadline: carried.started + Math.min(budget, ctx.timings.requestTimeoutMs),
+    turn: carried.turn,
+    clock: ctx.now,
+  };
+  let plan = request.plan;
+  for (;;) {
+    try {
+      const routed = await runRound(ctx, { ...request, plan }, carried);
+      endTurn(waits);
+      return routed;
+    } catch (error) {
+      // HOOK (waiting): a round whose every candidate was resting waits and plans again, or answers.
+      if (!(error instanceof OutOfCandidates)) {
+        endTurn(waits);
+        throw error;
+      }
+      waits.plan = plan;
+      if (carried.tried >= ctx.maxAttempts) {
+        endTurn(waits);
+        throw error.error;
+      }
+      const next = await afterRound(waits, error);
+      if (next.kind === 'answer') throw next.error;
+      plan = next.plan;
+    }
+  }
+}
+
+async function runRound<T>(ctx: RouterContext, request: RunRequest<T>, carried: Carried): Promise<Routed<T>> {
+  const { started } = carried;
   const run: RunState<T> = {
     ...request,
     started,
@@ -397,10 +497,23 @@ async function runPlan<T>(ctx: RouterContext, request: RunRequest<T>): Promise<R
     failures: noFailures(),
     doneKeys: new Set(),
     failedProviders: new Set(),
-    tried: 0,
+    tried: carried.tried,
     tooLarge: 0,
+    input: carried.input,
+    waits: noRoundWaits(),
+    turn: carried.turn,
+    now: ctx.now,
   };
-  const { plan } = request;
+  try {
+    return await runCandidates(ctx, run);
+  } finally {
+    carried.tried = run.tried;
+    carried.input = run.input;
+  }
+}
+
+async function runCandidates<T>(ctx: RouterContext, run: RunState<T>): Promise<Routed<T>> {
+  const { plan } = run;
   let remaining = plan.candidates;
   let next = 0;
   while (run.tried < ctx.maxAttempts) {
@@ -419,7 +532,7 @@ async function runPlan<T>(ctx: RouterContext, request: RunRequest<T>): Promise<R
   // Every candidate was skipped for its size, none for its health: the request is the problem.
   if (run.tried === 0 && run.tooLarge > 0 && plan.skipped.length === 0) throw requestTooLarge(inputOf(run) ?? 0, plan.candidates.map((candidate) => candidate.model));
   const summary = { target: plan.label, pinned: plan.pinned, provider: plan.candidates[0]?.model.provider.id, skipped: plan.skipped, retryAfterSeconds: plan.retryAfterSeconds };
-  throw exhausted(summary, run.failures, run.tried);
+  throw new OutOfCandidates(exhausted(summary, run.failures, run.tried), run.waits);
 }
 
 export function createRouter(deps: RouterDeps): Router {
@@ -446,6 +559,7 @@ export function createRouter(deps: RouterDeps): Router {
     fitMargin: config.routing.fitMargin ?? DEFAULT_FIT_MARGIN,
     sticky: deps.sticky,
     usage,
+    waiting: deps.waiting,
   };
   const planner = createPlanner({
     routing: config.routing.strategy,

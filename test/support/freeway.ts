@@ -30,6 +30,8 @@ export interface RunningFreeway {
   readonly readiness: Readiness;
   /** Resolves with the first log line, past or to come, whose `msg` matches; rejects after `timeoutMs`. */
   logged(msg: RegExp, timeoutMs?: number): Promise<string>;
+  /** What a stop signal does first: requests held for a window or a slot are answered. */
+  stopWaiting(): void;
   close(): Promise<void>;
 }
 
@@ -118,6 +120,7 @@ export async function startFreeway(options: StartOptions = {}): Promise<RunningF
     logs,
     readiness: freeway.readiness,
     logged,
+    stopWaiting: freeway.stopWaiting,
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
