@@ -296,7 +296,7 @@ export const settings = {
       env: 'ANONYMOUS_PER_MINUTE',
       default: 4,
       min: 1,
-      doc: "Requests without a key one client may make a minute (in this process), so that one caller cannot spend the address's allowance for everyone; past it a 429",
+      doc: "Requests without a key that may call a provider (chat, Responses, Messages, Gemini, embeddings, transcription) one client may make a minute (in this process), so that one caller cannot spend the address's allowance for everyone; past it a 429. Listings, `/v1/providers` and token counts never count",
     }),
   },
   usage: {

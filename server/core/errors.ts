@@ -204,8 +204,9 @@ export const errorCatalogue = {
   FREEWAY_REQUEST_TOO_LARGE: {
     status: 400,
     type: 'invalid_request_error',
-    message: 'Request too large: about {tokens} tokens of input, more than any model your keys can use takes; the largest context window your keys offer is {window}.',
-    remedy: 'Send a shorter conversation, or keys of providers with larger windows; X-Freeway-Attempts names each model skipped and its limit (a free tier\'s tokens per minute can be smaller than the window).',
+    message: 'Request too large: about {tokens} tokens of input, more than any model your keys can use takes: {limits}. What would help: {help}.',
+    remedy:
+      'The message names each limit met: a model\'s context window, or a key\'s per-request figure (a free plan\'s tokens a minute, smaller than the window). Send a shorter conversation, or a key of a provider whose allowance takes the request; X-Freeway-Attempts names each model skipped and its limit.',
   },
   FREEWAY_CONTEXT_TOO_LONG: {
     status: 400,

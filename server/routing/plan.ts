@@ -81,6 +81,8 @@ export interface RestingKey {
   readonly count: number;
   /** When it may be tried again (epoch ms). */
   readonly until: number;
+  /** What the provider said (redacted), when it said anything. */
+  readonly reason?: string;
 }
 
 /** Everything a plan is made from, gathered beforehand (hashes, health, live lists, latency). */
@@ -178,7 +180,7 @@ function providerKeysOf(input: PlanInput, id: string, lookHealth: boolean, skips
         continue;
       }
       skips.skipped.push(`${keyName(id, k + 1, pool.length)}: ${skipReason(view.state, view.retryAfter, view.reason)}`);
-      if (view.state === 'rate_limited' && view.until !== undefined) skips.resting.push({ provider: id, healthId, position: k + 1, count: pool.length, until: view.until });
+      if (view.state === 'rate_limited' && view.until !== undefined) skips.resting.push({ provider: id, healthId, position: k + 1, count: pool.length, until: view.until, reason: view.reason });
       if (view.retryAfter !== undefined) skips.retryAfterSeconds = Math.min(skips.retryAfterSeconds ?? Infinity, view.retryAfter);
       continue;
     }

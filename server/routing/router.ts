@@ -10,7 +10,8 @@ import type { KeySet } from '../core/keys.ts';
 import type { LatencyTracker } from './latency.ts';
 import type { ModelKnowledge } from '../models/model-knowledge.ts';
 import { logAttempt, startAttempt, type Attempt, type AttemptLog, type AttemptTimings, type RunningAttempt } from './attempt.ts';
-import { CallerGone, contextTooLong, decide, exhausted, keyName, noFailures, noteFailure, outputCap, requestTooLarge, type Decision, type Failures } from './failover.ts';
+import { CallerGone, contextTooLong, decide, exhausted, keyName, noFailures, noteFailure, outputCap, type Decision, type Failures } from './failover.ts';
+import { requestTooLarge, type SizeLimit } from './size-limits.ts';
 import { canUse, poolModelId, type Candidate, type Plan, type PoolKey, type ProviderKeys } from './plan.ts';
 import { createPlanner, type PlanRequest } from './planner.ts';
 import { HEALTH_TIMINGS } from './health.ts';
@@ -117,6 +118,16 @@ interface RunState<T> extends RunRequest<T> {
   tried: number;
   /** Candidates skipped because the request would not fit them. */
   tooLarge: number;
+  /** Attempts of this round a key refused for the request's size (a 413). */
+  refusedForSize: number;
+  /** Attempts made before this round (a round follows a wait). */
+  readonly triedBefore: number;
+  /** Every limit the request was found too large for: the 400 names them. */
+  readonly sizeLimits: SizeLimit[];
+  /** Models over a per-request figure only their plugin states: tried after the others, the strongest only. */
+  readonly overGuess: CatalogModel[];
+  /** Whether the models over a stated figure are being tried now. */
+  tryingOverGuess: boolean;
   /** The input estimate, once made (`inputOf`). */
   input?: number;
   /** HOOK (waiting): keys this round found busy or rate limited, and whether a provider failed. */
@@ -300,6 +311,7 @@ interface TooLarge {
 
 /** A candidate the request does not fit: no call, no attempt counted; named in X-Freeway-Attempts and in the failures. */
 function skipTooLarge<T>(run: RunState<T>, { model, key, input, limit }: TooLarge): void {
+  run.sizeLimits.push({ model, limit, kind: key ? 'request' : 'window' });
   const status = `too large (~${input} > ${limit} tokens)`;
   const provider = model.provider.id;
   run.attempts.push(key && key.count > 1 ? { provider, model: model.spec.id, key: key.position, status } : { provider, model: model.spec.id, status });
@@ -328,10 +340,19 @@ async function tryKey<T>(ctx: RouterContext, run: RunState<T>, { model, choice, 
   const base: Candidate = { model, key: choice.key, healthId: choice.healthId, tier: choice.tier, keyPosition: choice.position, keyCount: count };
   const input = inputOf(run);
   // What the key itself said (its 413, its rate-limit headers) beats the plugin's documented figure.
-  const requestLimit = ctx.requestLimits.get(choice.healthId, model.id) ?? model.spec.maxRequestTokens;
+  const learned = ctx.requestLimits.get(choice.healthId, model.id);
+  let requestLimit = learned ?? model.spec.maxRequestTokens;
   if (input !== undefined && requestLimit !== undefined && overLimit(input, requestLimit, ctx.fitMargin)) {
-    skipTooLarge(run, { model, key: { position: choice.position, count }, input, limit: requestLimit });
-    return 'next key';
+    if (learned !== undefined) {
+      skipTooLarge(run, { model, key: { position: choice.position, count }, input, limit: requestLimit });
+      return 'next key';
+    }
+    // Only the plugin's figure (a free plan's): the candidate goes after those that fit, and is tried when none is left.
+    if (!run.tryingOverGuess) {
+      if (!run.overGuess.includes(model)) run.overGuess.push(model);
+      return 'next key';
+    }
+    requestLimit = undefined;
   }
   let cap = smaller(outputCap(model, run.budget, ctx.learnedOutputLimits.get(model.id)), fittedBudget(run.budget, input, [model.spec.contextWindow, requestLimit]));
   let budgetLowered = false;
@@ -345,6 +366,7 @@ async function tryKey<T>(ctx: RouterContext, run: RunState<T>, { model, choice, 
     const noted = { failure, model, position: choice.position, count };
     if (decision.record.health) run.doneKeys.add(choice.healthId);
     noteForWaiting(run, candidate, failure, decision);
+    if (failure.kind === 'request_too_large') noteRefusedForSize(run, model, failure.requestLimit ?? model.spec.maxRequestTokens);
     switch (step.kind) {
       case 'lower budget':
         // The model's own maximum, as its upstream stated it: not the key's fault. Tried again, once, with the same key.
@@ -384,13 +406,14 @@ function keyBusy<T>(run: RunState<T>, candidate: Candidate, busy: Busy): 'next k
   const { model, healthId, keyPosition: position, keyCount: count } = candidate;
   const status = busy.why === 'slot' ? `busy (${model.spec.concurrency ?? 1} in flight)` : 'busy (requests held before)';
   run.attempts.push(count > 1 ? { provider: model.provider.id, model: model.spec.id, key: position, status } : { provider: model.provider.id, model: model.spec.id, status });
-  const reason = `${keyName(model.provider.id, position, count)}: ${busy.why === 'slot' ? 'every concurrency slot of the key is taken' : 'requests held for the key before this one go first'}`;
+  const why = busy.why === 'slot' ? 'every concurrency slot of the key is taken' : 'requests held for the key before this one go first';
+  const reason = `${keyName(model.provider.id, position, count)}: ${why}`;
   run.failures.reasons.push(reason);
   run.failures.logged.push(reason);
   run.doneKeys.add(healthId);
   // The lane's expectation is on the real clock; resets are kept on the health clock.
   const until = busy.why === 'slot' ? run.now() : run.now() + Math.max(0, busy.until - Date.now());
-  run.waits.blocked.push({ provider: model.provider.id, healthId, position, count, until, why: busy.why });
+  run.waits.blocked.push({ provider: model.provider.id, healthId, position, count, until, why: busy.why, reason: why });
   return 'next key';
 }
 
@@ -404,7 +427,22 @@ function noteForWaiting<T>(run: RunState<T>, candidate: Candidate, failure: Fail
   }
   const { model, healthId, keyPosition: position, keyCount: count } = candidate;
   const until = run.now() + (failure.retryAfterMs ?? HEALTH_TIMINGS.defaultRetryAfterMs);
-  run.waits.blocked.push({ provider: model.provider.id, healthId, position, count, until, why: 'window' });
+  run.waits.blocked.push({ provider: model.provider.id, healthId, position, count, until, why: 'window', reason: failure.reason });
+}
+
+/** A key that refused the request for its size (a 413): the 400 names its figure, when nothing else answers. */
+function noteRefusedForSize<T>(run: RunState<T>, model: CatalogModel, limit: number | undefined): void {
+  run.refusedForSize += 1;
+  if (limit !== undefined) run.sizeLimits.push({ model, limit, kind: 'request' });
+}
+
+/** Tries the strongest model over a figure only its plugin states, when every other candidate is spent. */
+async function tryOverGuess<T>(ctx: RouterContext, run: RunState<T>): Promise<Routed<T> | undefined> {
+  const [strongest] = run.overGuess;
+  if (!strongest || run.tried >= ctx.maxAttempts || run.callerSignal.aborted) return undefined;
+  run.tryingOverGuess = true;
+  const result = await tryModel(ctx, run, strongest);
+  return typeof result === 'object' ? result : undefined;
 }
 
 /** Tries one model with its provider's open keys, in turn. */
@@ -498,7 +536,12 @@ async function runRound<T>(ctx: RouterContext, request: RunRequest<T>, carried: 
     doneKeys: new Set(),
     failedProviders: new Set(),
     tried: carried.tried,
+    triedBefore: carried.tried,
     tooLarge: 0,
+    refusedForSize: 0,
+    sizeLimits: [],
+    overGuess: [],
+    tryingOverGuess: false,
     input: carried.input,
     waits: noRoundWaits(),
     turn: carried.turn,
@@ -529,8 +572,11 @@ async function runCandidates<T>(ctx: RouterContext, run: RunState<T>): Promise<R
       if (remaining.length === 0) throw contextTooLong(plan.label, run.failures);
     }
   }
-  // Every candidate was skipped for its size, none for its health: the request is the problem.
-  if (run.tried === 0 && run.tooLarge > 0 && plan.skipped.length === 0) throw requestTooLarge(inputOf(run) ?? 0, plan.candidates.map((candidate) => candidate.model));
+  const overGuess = await tryOverGuess(ctx, run);
+  if (overGuess) return overGuess;
+  // Every candidate was skipped, or refused, for its size, none for its health: the request is the problem.
+  const sizeOnly = run.tried - run.triedBefore === run.refusedForSize && run.tooLarge + run.refusedForSize > 0;
+  if (sizeOnly && plan.skipped.length === 0) throw requestTooLarge(inputOf(run) ?? 0, run.sizeLimits, plan.candidates.map((candidate) => candidate.model));
   const summary = { target: plan.label, pinned: plan.pinned, provider: plan.candidates[0]?.model.provider.id, skipped: plan.skipped, retryAfterSeconds: plan.retryAfterSeconds };
   throw new OutOfCandidates(exhausted(summary, run.failures, run.tried), run.waits);
 }

@@ -142,7 +142,8 @@ export function windowsClosed(keys: readonly Blocked[], now: number): HttpError 
     const seconds = Math.max(1, Math.ceil((key.until - now) / 1000));
     earliest = Math.min(earliest, seconds);
     const name = keyName(key.provider, key.position, key.count);
-    return key.why === 'slot' ? `${name}: every concurrency slot is taken (usable when a request in flight ends)` : `${name}: usable again in ${seconds}s`;
+    if (key.why === 'slot') return `${name}: every concurrency slot is taken (usable when a request in flight ends)`;
+    return `${name}: usable again in ${seconds}s${key.reason === undefined ? '' : ` (${key.reason})`}`;
   });
   return freewayError('FREEWAY_WINDOWS_CLOSED', { keys: named.join('; ') }, { headers: { 'Retry-After': String(earliest === Infinity ? 1 : earliest) } });
 }
