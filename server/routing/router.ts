@@ -426,7 +426,8 @@ function noteForWaiting<T>(run: RunState<T>, candidate: Candidate, failure: Fail
     return;
   }
   const { model, healthId, keyPosition: position, keyCount: count } = candidate;
-  const until = run.now() + (failure.retryAfterMs ?? HEALTH_TIMINGS.defaultRetryAfterMs);
+  // As health records it: the provider's wait, or a minute, never more than a day.
+  const until = run.now() + Math.min(failure.retryAfterMs ?? HEALTH_TIMINGS.defaultRetryAfterMs, HEALTH_TIMINGS.maxSkipMs);
   run.waits.blocked.push({ provider: model.provider.id, healthId, position, count, until, why: 'window', reason: failure.reason });
 }
 

@@ -111,7 +111,7 @@ describe('waiting for a rate-limit window', function () {
   afterEach(() => freeway?.close());
 
   const start = (env: Record<string, string> = {}, plugins = [groq]) =>
-    startFreeway({ plugins, env: { GROQ_BASE_URL: upstream.url, ZAI_BASE_URL: upstream.url, ...env } }).then((started) => (freeway = started));
+    startFreeway({ plugins, env: { GROQ_BASE_URL: upstream.url, ZAI_BASE_URL: upstream.url, MAX_WAIT_MS: '20000', ...env } }).then((started) => (freeway = started));
 
   it('a request whose only key rests for 2 s is answered after about 2 s, on every chat API, streamed and whole, and says it waited', async () => {
     upstream.handle(restsOnce(2));

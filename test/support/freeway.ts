@@ -40,7 +40,8 @@ export interface StartOptions {
    * Environment as Freeway would read it; merged over test defaults. The defaults route in catalog
    * order (ROUTING=priority) and without stickiness (STICKY=off): tests of failover and health send
    * the same prompt many times, which stickiness would keep on one model. Tests of quality routing
-   * and of one model per conversation set them.
+   * and of one model per conversation set them. Nor do they wait for rate-limit windows
+   * (MAX_WAIT_MS=0): tests of failover meet 429s on purpose; tests of waiting set it.
    */
   readonly env?: Record<string, string>;
   readonly random?: () => number;
@@ -68,7 +69,7 @@ const REDIS_READY_TIMEOUT_MS = 8_000;
 /** Starts Freeway on an ephemeral 127.0.0.1 port, with its log captured in memory. */
 export async function startFreeway(options: StartOptions = {}): Promise<RunningFreeway> {
   const loaded = options.plugins ?? (await providerPlugins());
-  const config = loadConfig({ RATE_LIMIT_MAX: '100000', ROUTING: 'priority', STICKY: 'off', MODELS_LIVE: modelsLiveDefault, MODEL_QUARANTINE_MS: quarantineDefault, ...options.env }, loaded);
+  const config = loadConfig({ RATE_LIMIT_MAX: '100000', ROUTING: 'priority', STICKY: 'off', MAX_WAIT_MS: '0', MODELS_LIVE: modelsLiveDefault, MODEL_QUARANTINE_MS: quarantineDefault, ...options.env }, loaded);
   const logs: string[] = [];
   const waiters = new Set<(line: string) => void>();
   const sink = new Writable({
