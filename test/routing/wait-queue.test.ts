@@ -12,7 +12,7 @@ import { loadConfig } from '../../server/config/index.ts';
 import { healthPolicy } from '../../server/routing/health.ts';
 import { providerPlugins } from '../support/plugins.ts';
 import { Writable } from 'node:stream';
-import { createLogger } from '../../server/http/request-log.ts';
+import { createLogger } from '../../server/http/process-logger.ts';
 
 const never = new AbortController().signal;
 
