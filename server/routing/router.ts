@@ -11,12 +11,11 @@ import type { LatencyTracker } from './latency.ts';
 import type { ModelKnowledge } from '../models/model-knowledge.ts';
 import { logAttempt, startAttempt, type Attempt, type AttemptLog, type AttemptTimings, type RunningAttempt } from './attempt.ts';
 import { CallerGone, contextTooLong, decide, exhausted, keyName, noFailures, noteFailure, outputCap, type Decision, type Failures } from './failover.ts';
-import { requestTooLarge, type SizeLimit } from './size-limits.ts';
+import { keyFit, newSizeState, refusedForSize, requestTooLarge, type SizeState } from './size-limits.ts';
 import { canUse, poolModelId, type Candidate, type Plan, type PoolKey, type ProviderKeys } from './plan.ts';
 import { createPlanner, type PlanRequest } from './planner.ts';
-import { HEALTH_TIMINGS } from './health.ts';
 import { classifyFailure, type Failure } from './upstream-errors.ts';
-import { afterRound, budgetOf, endTurn, noRoundWaits, OutOfCandidates, queuedAhead, takeSlot, type Busy, type HeldSlot, type RoundWaits, type TurnState, type WaitingDeps, type WaitRun } from './waiting.ts';
+import { keyBusy, noRoundWaits, noteForWaiting, OutOfCandidates, queuedAhead, runRounds, takeSlot, type Busy, type Carried, type HeldSlot, type RoundWaits, type TurnState, type WaitingDeps } from './waiting.ts';
 
 /** An attempt that produced its answer; the router keeps running it until `finish`. */
 export interface Routed<T> {
@@ -118,16 +117,10 @@ interface RunState<T> extends RunRequest<T> {
   tried: number;
   /** Candidates skipped because the request would not fit them. */
   tooLarge: number;
-  /** Attempts of this round a key refused for the request's size (a 413). */
-  refusedForSize: number;
   /** Attempts made before this round (a round follows a wait). */
   readonly triedBefore: number;
-  /** Every limit the request was found too large for: the 400 names them. */
-  readonly sizeLimits: SizeLimit[];
-  /** Models over a per-request figure only their plugin states: tried after the others, the strongest only. */
-  readonly overGuess: CatalogModel[];
-  /** Whether the models over a stated figure are being tried now. */
-  tryingOverGuess: boolean;
+  /** HOOK (size): what the request met of context windows and per-request figures. */
+  readonly size: SizeState;
   /** The input estimate, once made (`inputOf`). */
   input?: number;
   /** HOOK (waiting): keys this round found busy or rate limited, and whether a provider failed. */
@@ -311,7 +304,7 @@ interface TooLarge {
 
 /** A candidate the request does not fit: no call, no attempt counted; named in X-Freeway-Attempts and in the failures. */
 function skipTooLarge<T>(run: RunState<T>, { model, key, input, limit }: TooLarge): void {
-  run.sizeLimits.push({ model, limit, kind: key ? 'request' : 'window' });
+  run.size.limits.push({ model, limit, kind: key ? 'request' : 'window' });
   const status = `too large (~${input} > ${limit} tokens)`;
   const provider = model.provider.id;
   run.attempts.push(key && key.count > 1 ? { provider, model: model.spec.id, key: key.position, status } : { provider, model: model.spec.id, status });
@@ -341,19 +334,14 @@ async function tryKey<T>(ctx: RouterContext, run: RunState<T>, { model, choice, 
   const input = inputOf(run);
   // What the key itself said (its 413, its rate-limit headers) beats the plugin's documented figure.
   const learned = ctx.requestLimits.get(choice.healthId, model.id);
-  let requestLimit = learned ?? model.spec.maxRequestTokens;
-  if (input !== undefined && requestLimit !== undefined && overLimit(input, requestLimit, ctx.fitMargin)) {
-    if (learned !== undefined) {
-      skipTooLarge(run, { model, key: { position: choice.position, count }, input, limit: requestLimit });
-      return 'next key';
-    }
-    // Only the plugin's figure (a free plan's): the candidate goes after those that fit, and is tried when none is left.
-    if (!run.tryingOverGuess) {
-      if (!run.overGuess.includes(model)) run.overGuess.push(model);
-      return 'next key';
-    }
-    requestLimit = undefined;
+  // HOOK (size): a figure only the plugin states puts the candidate after those that fit (size-limits.ts).
+  const fit = keyFit(run.size, { model, learned, input, over: (tokens, limit) => overLimit(tokens, limit, ctx.fitMargin) });
+  if (fit.verdict === 'skip') {
+    skipTooLarge(run, { model, key: { position: choice.position, count }, input: input as number, limit: learned as number });
+    return 'next key';
   }
+  if (fit.verdict === 'later') return 'next key';
+  const requestLimit = fit.limit;
   let cap = smaller(outputCap(model, run.budget, ctx.learnedOutputLimits.get(model.id)), fittedBudget(run.budget, input, [model.spec.contextWindow, requestLimit]));
   let budgetLowered = false;
   for (;;) {
@@ -366,7 +354,7 @@ async function tryKey<T>(ctx: RouterContext, run: RunState<T>, { model, choice, 
     const noted = { failure, model, position: choice.position, count };
     if (decision.record.health) run.doneKeys.add(choice.healthId);
     noteForWaiting(run, candidate, failure, decision);
-    if (failure.kind === 'request_too_large') noteRefusedForSize(run, model, failure.requestLimit ?? model.spec.maxRequestTokens);
+    if (failure.kind === 'request_too_large') refusedForSize(run.size, model, failure.requestLimit ?? model.spec.maxRequestTokens);
     switch (step.kind) {
       case 'lower budget':
         // The model's own maximum, as its upstream stated it: not the key's fault. Tried again, once, with the same key.
@@ -401,47 +389,11 @@ async function tryKey<T>(ctx: RouterContext, run: RunState<T>, { model, choice, 
   }
 }
 
-/** HOOK (waiting): a key whose concurrency slots are all taken is left for now, and named; the request may wait for it. */
-function keyBusy<T>(run: RunState<T>, candidate: Candidate, busy: Busy): 'next key' {
-  const { model, healthId, keyPosition: position, keyCount: count } = candidate;
-  const status = busy.why === 'slot' ? `busy (${model.spec.concurrency ?? 1} in flight)` : 'busy (requests held before)';
-  run.attempts.push(count > 1 ? { provider: model.provider.id, model: model.spec.id, key: position, status } : { provider: model.provider.id, model: model.spec.id, status });
-  const why = busy.why === 'slot' ? 'every concurrency slot of the key is taken' : 'requests held for the key before this one go first';
-  const reason = `${keyName(model.provider.id, position, count)}: ${why}`;
-  run.failures.reasons.push(reason);
-  run.failures.logged.push(reason);
-  run.doneKeys.add(healthId);
-  // The lane's expectation is on the real clock; resets are kept on the health clock.
-  const until = busy.why === 'slot' ? run.now() : run.now() + Math.max(0, busy.until - Date.now());
-  run.waits.blocked.push({ provider: model.provider.id, healthId, position, count, until, why: busy.why, reason: why });
-  return 'next key';
-}
-
-/** HOOK (waiting): a 429 is a window the request may wait for; a failure recorded against a key means a provider did fail. */
-function noteForWaiting<T>(run: RunState<T>, candidate: Candidate, failure: Failure, decision: Decision): void {
-  const health = decision.record.health;
-  if (!health) return;
-  if (health.kind !== 'rate_limited') {
-    run.waits.others += 1;
-    return;
-  }
-  const { model, healthId, keyPosition: position, keyCount: count } = candidate;
-  // As health records it: the provider's wait, or a minute, never more than a day.
-  const until = run.now() + Math.min(failure.retryAfterMs ?? HEALTH_TIMINGS.defaultRetryAfterMs, HEALTH_TIMINGS.maxSkipMs);
-  run.waits.blocked.push({ provider: model.provider.id, healthId, position, count, until, why: 'window', reason: failure.reason });
-}
-
-/** A key that refused the request for its size (a 413): the 400 names its figure, when nothing else answers. */
-function noteRefusedForSize<T>(run: RunState<T>, model: CatalogModel, limit: number | undefined): void {
-  run.refusedForSize += 1;
-  if (limit !== undefined) run.sizeLimits.push({ model, limit, kind: 'request' });
-}
-
 /** Tries the strongest model over a figure only its plugin states, when every other candidate is spent. */
 async function tryOverGuess<T>(ctx: RouterContext, run: RunState<T>): Promise<Routed<T> | undefined> {
-  const [strongest] = run.overGuess;
+  const [strongest] = run.size.overGuess;
   if (!strongest || run.tried >= ctx.maxAttempts || run.callerSignal.aborted) return undefined;
-  run.tryingOverGuess = true;
+  run.size.tryingOverGuess = true;
   const result = await tryModel(ctx, run, strongest);
   return typeof result === 'object' ? result : undefined;
 }
@@ -478,53 +430,10 @@ async function tryModel<T>(ctx: RouterContext, run: RunState<T>, model: CatalogM
   return 'next';
 }
 
-/** What one request carries from one round of its plan to the next (a round follows a wait). */
-interface Carried {
-  readonly started: number;
-  readonly turn: TurnState;
-  tried: number;
-  input?: number;
-}
-
-/**
- * Tries the plan's candidates, and when a round finds them all resting, waits for the earliest
- * within the request's budget and plans again (waiting.ts); MAX_ATTEMPTS and REQUEST_TIMEOUT_MS
- * bound the request as a whole.
- */
-async function runPlan<T>(ctx: RouterContext, request: RunRequest<T>): Promise<Routed<T>> {
-  const budget = budgetOf(ctx.waiting, request.maxWaitMs);
-  const carried: Carried = { started: Date.now(), tried: 0, turn: { releasedFor: undefined, canWait: budget > 0 } };
-  const waits: WaitRun = {
-    deps: ctx.waiting,
-    plan: request.plan,
-    signal: request.callerSignal,
-    attempts: request.attempts,
-    deadline: carried.started + Math.min(budget, ctx.timings.requestTimeoutMs),
-    turn: carried.turn,
-    clock: ctx.now,
-  };
-  let plan = request.plan;
-  for (;;) {
-    try {
-      const routed = await runRound(ctx, { ...request, plan }, carried);
-      endTurn(waits);
-      return routed;
-    } catch (error) {
-      // HOOK (waiting): a round whose every candidate was resting waits and plans again, or answers.
-      if (!(error instanceof OutOfCandidates)) {
-        endTurn(waits);
-        throw error;
-      }
-      waits.plan = plan;
-      if (carried.tried >= ctx.maxAttempts) {
-        endTurn(waits);
-        throw error.error;
-      }
-      const next = await afterRound(waits, error);
-      if (next.kind === 'answer') throw next.error;
-      plan = next.plan;
-    }
-  }
+/** Tries the plan's candidates under the failover policy; HOOK (waiting): rounds after waits (waiting.ts). */
+function runPlan<T>(ctx: RouterContext, request: RunRequest<T>): Promise<Routed<T>> {
+  const options = { maxAttempts: ctx.maxAttempts, requestTimeoutMs: ctx.timings.requestTimeoutMs, clock: ctx.now };
+  return runRounds(ctx.waiting, request, options, (plan, carried) => runRound(ctx, { ...request, plan }, carried));
 }
 
 async function runRound<T>(ctx: RouterContext, request: RunRequest<T>, carried: Carried): Promise<Routed<T>> {
@@ -539,10 +448,7 @@ async function runRound<T>(ctx: RouterContext, request: RunRequest<T>, carried: 
     tried: carried.tried,
     triedBefore: carried.tried,
     tooLarge: 0,
-    refusedForSize: 0,
-    sizeLimits: [],
-    overGuess: [],
-    tryingOverGuess: false,
+    size: newSizeState(),
     input: carried.input,
     waits: noRoundWaits(),
     turn: carried.turn,
@@ -576,8 +482,8 @@ async function runCandidates<T>(ctx: RouterContext, run: RunState<T>): Promise<R
   const overGuess = await tryOverGuess(ctx, run);
   if (overGuess) return overGuess;
   // Every candidate was skipped, or refused, for its size, none for its health: the request is the problem.
-  const sizeOnly = run.tried - run.triedBefore === run.refusedForSize && run.tooLarge + run.refusedForSize > 0;
-  if (sizeOnly && plan.skipped.length === 0) throw requestTooLarge(inputOf(run) ?? 0, run.sizeLimits, plan.candidates.map((candidate) => candidate.model));
+  const sizeOnly = run.tried - run.triedBefore === run.size.refused && run.tooLarge + run.size.refused > 0;
+  if (sizeOnly && plan.skipped.length === 0) throw requestTooLarge(inputOf(run) ?? 0, run.size.limits, plan.candidates.map((candidate) => candidate.model));
   const summary = { target: plan.label, pinned: plan.pinned, provider: plan.candidates[0]?.model.provider.id, skipped: plan.skipped, retryAfterSeconds: plan.retryAfterSeconds };
   throw new OutOfCandidates(exhausted(summary, run.failures, run.tried), run.waits);
 }

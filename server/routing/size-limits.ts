@@ -15,6 +15,52 @@ export interface SizeLimit {
   readonly kind: 'window' | 'request';
 }
 
+/** What one round of a request met of sizes: the router keeps one (`newSizeState`) and the hooks below write to it. */
+export interface SizeState {
+  /** Every limit the request was found too large for: the 400 names them. */
+  readonly limits: SizeLimit[];
+  /** Models over a per-request figure only their plugin states: tried after the others, the strongest only. */
+  readonly overGuess: CatalogModel[];
+  /** Whether the strongest of `overGuess` is being tried now. */
+  tryingOverGuess: boolean;
+  /** Attempts a key refused for the request's size (a 413). */
+  refused: number;
+}
+
+export const newSizeState = (): SizeState => ({ limits: [], overGuess: [], tryingOverGuess: false, refused: 0 });
+
+/** One key's per-request figure for a model, and the request's size. */
+export interface KeyFit {
+  readonly model: CatalogModel;
+  /** What the key itself stated (its 413, its rate-limit headers), when it did. */
+  readonly learned: number | undefined;
+  readonly input: number | undefined;
+  /** Whether `input` is over `limit` by more than FIT_MARGIN. */
+  readonly over: (input: number, limit: number) => boolean;
+}
+
+/**
+ * HOOK (size), before an attempt with one key: `skip` (over a figure the key stated: no call),
+ * `later` (over a figure only the plugin states: after the candidates that fit), or the figure to
+ * fit the output budget to (`limit`, none when it is tried over a stated figure).
+ */
+export type Fit = { readonly verdict: 'skip' } | { readonly verdict: 'later' } | { readonly verdict: 'try'; readonly limit: number | undefined };
+
+export function keyFit(size: SizeState, { model, learned, input, over }: KeyFit): Fit {
+  const limit = learned ?? model.spec.maxRequestTokens;
+  if (input === undefined || limit === undefined || !over(input, limit)) return { verdict: 'try', limit };
+  if (learned !== undefined) return { verdict: 'skip' };
+  if (size.tryingOverGuess) return { verdict: 'try', limit: undefined };
+  if (!size.overGuess.includes(model)) size.overGuess.push(model);
+  return { verdict: 'later' };
+}
+
+/** HOOK (size): a key that refused the request for its size (a 413); the 400 names its figure when nothing else answers. */
+export function refusedForSize(size: SizeState, model: CatalogModel, limit: number | undefined): void {
+  size.refused += 1;
+  if (limit !== undefined) size.limits.push({ model, limit, kind: 'request' });
+}
+
 const tokens = (count: number): string => count.toLocaleString('en-US');
 
 /** `groq/openai/gpt-oss-120b takes 8,000 tokens a request on this key: Groq's tokens-a-minute limit`. */

@@ -1,7 +1,9 @@
 import { freewayError, type HttpError } from '../core/errors.ts';
 import type { SlotStore } from '../state/slots.ts';
 import type { AttemptLog } from './attempt.ts';
-import { CallerGone, keyName } from './failover.ts';
+import { CallerGone, keyName, type Decision } from './failover.ts';
+import { HEALTH_TIMINGS } from './health.ts';
+import type { Failure } from './upstream-errors.ts';
 import type { Candidate, Plan, RestingKey } from './plan.ts';
 import type { HeldKey, WaitQueue } from './wait-queue.ts';
 
@@ -27,14 +29,14 @@ export interface WaitingDeps {
 }
 
 /** How long a concurrency slot's lease lasts unless renewed: a crashed worker's slot is free again this long after. */
-export const SLOT_LEASE_MS = 30_000;
+const SLOT_LEASE_MS = 30_000;
 /** How often a held slot's lease is renewed while its answer runs. */
 const SLOT_RENEW_MS = 10_000;
 /**
  * How soon a request held for a slot taken elsewhere (another worker or instance) looks again:
  * a slot given back in this process wakes its held requests at once.
  */
-export const SLOT_RECHECK_MS = 500;
+const SLOT_RECHECK_MS = 500;
 
 /** A key this round of a request could not use for now: resting for its window, its slots taken, or requests held for it first. */
 export interface Blocked extends RestingKey {
@@ -81,8 +83,109 @@ export interface HeldSlot {
   give(): void;
 }
 
+/** What a round of the router keeps that the waiting hooks write to (the router's own state is one). */
+export interface RoundRecord {
+  readonly waits: RoundWaits;
+  readonly failures: { readonly reasons: string[]; readonly logged: string[] };
+  readonly attempts: AttemptLog[];
+  readonly doneKeys: Set<string>;
+  /** The clock health is judged by: resets are kept on it. */
+  readonly now: () => number;
+}
+
+/** HOOK (waiting): a key whose slots are taken, or held for earlier requests, is left for now and named; the request may wait for it. */
+export function keyBusy(round: RoundRecord, candidate: Candidate, busy: Busy): 'next key' {
+  const { model, healthId, keyPosition: position, keyCount: count } = candidate;
+  const status = busy.why === 'slot' ? `busy (${model.spec.concurrency ?? 1} in flight)` : 'busy (requests held before)';
+  round.attempts.push(count > 1 ? { provider: model.provider.id, model: model.spec.id, key: position, status } : { provider: model.provider.id, model: model.spec.id, status });
+  const why = busy.why === 'slot' ? 'every concurrency slot of the key is taken' : 'requests held for the key before this one go first';
+  const reason = `${keyName(model.provider.id, position, count)}: ${why}`;
+  round.failures.reasons.push(reason);
+  round.failures.logged.push(reason);
+  round.doneKeys.add(healthId);
+  // The lane's expectation is on the real clock; resets are kept on the health clock.
+  const until = busy.why === 'slot' ? round.now() : round.now() + Math.max(0, busy.until - Date.now());
+  round.waits.blocked.push({ provider: model.provider.id, healthId, position, count, until, why: busy.why, reason: why });
+  return 'next key';
+}
+
+/** HOOK (waiting), after a failed attempt: a 429 is a window the request may wait for; a failure recorded against a key means a provider did fail. */
+export function noteForWaiting(round: RoundRecord, candidate: Candidate, failure: Failure, decision: Decision): void {
+  const health = decision.record.health;
+  if (!health) return;
+  if (health.kind !== 'rate_limited') {
+    round.waits.others += 1;
+    return;
+  }
+  const { model, healthId, keyPosition: position, keyCount: count } = candidate;
+  // As health records it: the provider's wait, or a minute, never more than a day.
+  const until = round.now() + Math.min(failure.retryAfterMs ?? HEALTH_TIMINGS.defaultRetryAfterMs, HEALTH_TIMINGS.maxSkipMs);
+  round.waits.blocked.push({ provider: model.provider.id, healthId, position, count, until, why: 'window', reason: failure.reason });
+}
+
+/** What one request carries from one round of its plan to the next (a round follows a wait). */
+export interface Carried {
+  readonly started: number;
+  readonly turn: TurnState;
+  /** Attempts made so far: MAX_ATTEMPTS bounds the request as a whole. */
+  tried: number;
+  /** The request's input estimate, once made. */
+  input?: number;
+}
+
+/** One request as the rounds see it. */
+export interface RoundsRequest {
+  readonly plan: Plan;
+  readonly callerSignal: AbortSignal;
+  readonly attempts: AttemptLog[];
+  /** X-Freeway-Max-Wait, in ms; MAX_WAIT_MS when absent. */
+  readonly maxWaitMs?: number;
+}
+
+export interface RoundsOptions {
+  readonly maxAttempts: number;
+  readonly requestTimeoutMs: number;
+  /** The clock health is judged by. */
+  readonly clock: () => number;
+}
+
+/**
+ * HOOK (waiting), around the router's failover: runs `round` over the plan, and when a round ends
+ * with every candidate resting (`OutOfCandidates`), waits for the earliest within the request's
+ * budget and runs another round on a fresh plan; else answers. MAX_ATTEMPTS and REQUEST_TIMEOUT_MS
+ * bound all rounds together.
+ */
+export async function runRounds<R>(deps: WaitingDeps | undefined, request: RoundsRequest, options: RoundsOptions, round: (plan: Plan, carried: Carried) => Promise<R>): Promise<R> {
+  const budget = budgetOf(deps, request.maxWaitMs);
+  const carried: Carried = { started: Date.now(), tried: 0, turn: { releasedFor: undefined, canWait: budget > 0 } };
+  const run: WaitRun = {
+    deps,
+    plan: request.plan,
+    signal: request.callerSignal,
+    attempts: request.attempts,
+    deadline: carried.started + Math.min(budget, options.requestTimeoutMs),
+    turn: carried.turn,
+    clock: options.clock,
+  };
+  for (;;) {
+    try {
+      const result = await round(run.plan, carried);
+      endTurn(run);
+      return result;
+    } catch (error) {
+      if (!(error instanceof OutOfCandidates) || carried.tried >= options.maxAttempts) {
+        endTurn(run);
+        throw error instanceof OutOfCandidates ? error.error : error;
+      }
+      const next = await afterRound(run, error);
+      if (next.kind === 'answer') throw next.error;
+      run.plan = next.plan;
+    }
+  }
+}
+
 /** The request's wait budget, from X-Freeway-Max-Wait when it asked, else MAX_WAIT_MS. */
-export const budgetOf = (deps: WaitingDeps | undefined, asked: number | undefined): number => (deps ? Math.min(asked ?? deps.maxWaitMs, deps.maxWaitMs) : 0);
+const budgetOf = (deps: WaitingDeps | undefined, asked: number | undefined): number => (deps ? Math.min(asked ?? deps.maxWaitMs, deps.maxWaitMs) : 0);
 
 /**
  * HOOK (waiting), before an attempt: takes a concurrency slot of the candidate's key when its model
@@ -136,7 +239,7 @@ function blockedKeys(plan: Plan, waits: RoundWaits, now: number): Blocked[] {
 }
 
 /** The 429 for a request whose every candidate is resting beyond its budget: each key and when it is usable again. */
-export function windowsClosed(keys: readonly Blocked[], now: number): HttpError {
+function windowsClosed(keys: readonly Blocked[], now: number): HttpError {
   let earliest = Infinity;
   const named = keys.map((key) => {
     const seconds = Math.max(1, Math.ceil((key.until - now) / 1000));
@@ -170,7 +273,7 @@ export interface WaitRun {
 export type AfterRound = { readonly kind: 'again'; readonly plan: Plan } | { readonly kind: 'answer'; readonly error: unknown };
 
 /** Gives the lane's turn on to the next held request (the round that was let go has ended). */
-export function endTurn(run: WaitRun): void {
+function endTurn(run: WaitRun): void {
   run.release?.();
   run.release = undefined;
 }
@@ -179,7 +282,7 @@ export function endTurn(run: WaitRun): void {
  * HOOK (waiting), when a round ran out of candidates: waits for the earliest key within the
  * budget and plans again, or says what to answer (the round's error, or the 429).
  */
-export async function afterRound(run: WaitRun, out: OutOfCandidates): Promise<AfterRound> {
+async function afterRound(run: WaitRun, out: OutOfCandidates): Promise<AfterRound> {
   endTurn(run);
   const { deps } = run;
   if (!deps) return { kind: 'answer', error: out.error };
