@@ -307,11 +307,19 @@ async function afterRound(run: WaitRun, out: OutOfCandidates): Promise<AfterRoun
   // Held when the server began to stop: the 503 a request cut short by shutdown gets.
   if (outcome.kind === 'closed') return { kind: 'answer', error: freewayError('FREEWAY_SHUTTING_DOWN') };
   if (outcome.kind !== 'ready') return { kind: 'answer', error: closed() };
-  run.release = outcome.release;
-  run.turn.releasedFor = outcome.key;
   const key = within.find((candidate) => candidate.healthId === outcome.key) as Blocked;
   noteWait(run, key.provider, waitedMs);
-  return { kind: 'again', plan: await (fresh.again ? fresh.again() : fresh) };
+  let plan: Plan;
+  try {
+    plan = fresh.again ? await fresh.again() : fresh;
+  } catch (error) {
+    // The lane must not stay with a request that will not run.
+    outcome.release();
+    throw error;
+  }
+  run.release = outcome.release;
+  run.turn.releasedFor = outcome.key;
+  return { kind: 'again', plan };
 }
 
 /** `waited 4.2s for groq`, in X-Freeway-Attempts and the log line, and in the histogram of waits. */
