@@ -685,7 +685,7 @@ describe('Freeway when Redis goes away and comes back', function () {
     // Health falls back to each instance's memory.
     upstream.handle(faults.rateLimited(20));
     const limited = await postChat(a.url, hello('free:auto'), { ...keyHeaders('groq'), ...freshIp() });
-    expect(limited.status).to.equal(502);
+    expect(limited.status).to.equal(429);
     expect((await getHealth(a.url, keyHeaders('groq'))).providers.groq).to.include({ state: 'rate_limited' });
 
     // Redis back on the same port, empty: both reconnect and share one window again.
