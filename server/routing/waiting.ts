@@ -2,7 +2,7 @@ import { freewayError, type HttpError } from '../core/errors.ts';
 import type { SlotStore } from '../state/slots.ts';
 import type { AttemptLog } from './attempt.ts';
 import { CallerGone, keyName, type Decision } from './failover.ts';
-import { HEALTH_TIMINGS } from './health.ts';
+import { HEALTH_TIMINGS } from './health-policy.ts';
 import type { Failure } from './upstream-errors.ts';
 import type { Candidate, Plan, RestingKey } from './plan.ts';
 import type { HeldKey, WaitQueue } from './wait-queue.ts';

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { keepNewest } from './bounded-map.ts';
 import { fallingBack } from './fallback.ts';
 import type { Warn } from './warn-every.ts';
 
@@ -37,9 +38,7 @@ export function createMemorySlotStore(maxKeys: number, now: () => number = Date.
       if (leases.size >= limit) return undefined;
       const lease = newLease();
       leases.set(lease, at + leaseMs);
-      slots.delete(id);
-      slots.set(id, leases);
-      while (slots.size > maxKeys) slots.delete(slots.keys().next().value as string);
+      keepNewest(slots, id, leases, maxKeys);
       return lease;
     },
     async renew(id, lease, leaseMs) {

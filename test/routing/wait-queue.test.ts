@@ -6,10 +6,10 @@
 import { expect } from 'chai';
 import { createWaitQueue, type HoldOutcome, type WaitQueue } from '../../server/routing/wait-queue.ts';
 import { createMemorySlotStore } from '../../server/state/slots.ts';
-import { createPrimaryStores } from '../../server/cluster/primary-stores.ts';
-import { createWorkerStores } from '../../server/cluster/worker-stores.ts';
+import { createPrimaryStores } from '../../server/state/cluster/primary-stores.ts';
+import { createWorkerStores } from '../../server/state/cluster/worker-stores.ts';
 import { loadConfig } from '../../server/config/index.ts';
-import { healthPolicy } from '../../server/routing/health.ts';
+import { healthPolicy } from '../../server/routing/health-policy.ts';
 import { providerPlugins } from '../support/plugins.ts';
 import { Writable } from 'node:stream';
 import { createLogger } from '../../server/http/process-logger.ts';
