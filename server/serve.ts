@@ -121,6 +121,8 @@ async function serve(config: Config): Promise<void> {
     stopping = true;
     stopStarted = performance.now();
     freeway.readiness.phase = 'stopping';
+    // Held requests have nothing in flight: they are answered now, not when SHUTDOWN_TIMEOUT_MS runs out.
+    freeway.stopWaiting();
     logger.info(`${reason}: draining in-flight requests (up to ${config.timeouts.shutdownMs} ms)`);
     const force = setTimeout(() => {
       // Every request still running gets an answer (a 503, or an error event once

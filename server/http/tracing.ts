@@ -11,7 +11,7 @@ const headerText = (res: Response, name: string): string | undefined => {
 
 /** How the request ended, from what its log line is made of. */
 function outcomeOf(req: Request, res: Response, redact: PathRedactor): RequestOutcome {
-  const { attempts, cut, failure, requestId } = res.locals;
+  const { attempts, cut, failure, requestId, waitedMs } = res.locals;
   const route = (req.route as { path?: unknown } | undefined)?.path;
   const reason = cut?.reason ?? failure;
   const attemptsText = headerText(res, 'X-Freeway-Attempts');
@@ -20,7 +20,9 @@ function outcomeOf(req: Request, res: Response, redact: PathRedactor): RequestOu
     // As the log has it: a response that never finished did not reach the caller whole (499).
     status: cut?.status ?? (res.writableFinished ? res.statusCode : 499),
     reason: reason === undefined ? undefined : redact(reason, req, res),
-    attempts: attempts && attempts.length > 0 && attemptsText !== undefined ? { text: attemptsText, count: attempts.length } : undefined,
+    // A wait for a window is a line of X-Freeway-Attempts too, but no attempt.
+    attempts: attempts && attempts.length > 0 && attemptsText !== undefined ? { text: attemptsText, count: attempts.filter((attempt) => attempt.waitedMs === undefined).length } : undefined,
+    waitedMs,
     provider: headerText(res, 'X-Freeway-Provider'),
     model: headerText(res, 'X-Freeway-Model'),
     requestId,

@@ -33,6 +33,8 @@ export interface RoutedRequest {
   readonly conversation?: string;
   /** The request's trace, when tracing is on. */
   readonly trace?: RequestTrace;
+  /** X-Freeway-Max-Wait, in ms: the longest the request may be held for a window or a slot; MAX_WAIT_MS when absent. */
+  readonly maxWaitMs?: number;
 }
 
 export interface RoutedStreamResult extends Omit<LanguageModelV4StreamResult, 'stream'> {
@@ -129,6 +131,7 @@ function routeRequest(options: LanguageModelV4CallOptions, request: RoutedReques
     inputTokens: () => estimateInputTokens(options),
     conversation: request.conversation,
     trace: request.trace,
+    maxWaitMs: request.maxWaitMs,
   };
 }
 

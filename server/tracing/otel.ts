@@ -131,6 +131,7 @@ function endRequest({ span, redact }: RequestSpan, method: string, outcome: Requ
     attributes['freeway.attempts'] = outcome.attempts.text;
     attributes['freeway.attempt.count'] = outcome.attempts.count;
   }
+  if (outcome.waitedMs !== undefined) attributes['freeway.waited_ms'] = outcome.waitedMs;
   if (outcome.provider !== undefined) attributes['freeway.provider'] = outcome.provider;
   if (outcome.model !== undefined) attributes[GEN_AI.responseModel] = outcome.model;
   if (record.finish !== undefined) attributes[GEN_AI.finishReasons] = [record.finish];

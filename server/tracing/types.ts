@@ -79,6 +79,8 @@ export interface RequestOutcome {
   readonly status: number;
   /** Why a request failed or was cut, already redacted for the log. */
   readonly reason?: string;
+  /** How long the request was held for a window or a slot (X-Freeway-Waited), when it was. */
+  readonly waitedMs?: number;
   /** X-Freeway-Attempts' text and how many upstream attempts it names. */
   readonly attempts?: { readonly text: string; readonly count: number };
   /** The provider and catalog model that answered (X-Freeway-Provider, X-Freeway-Model). */

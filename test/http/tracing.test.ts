@@ -310,6 +310,22 @@ describe('OpenTelemetry traces', function () {
     }
   });
 
+  it('a request held for a rate-limit window says how long on its span, and its two attempts sit either side of the wait', async function () {
+    const running = await start({ MAX_WAIT_MS: '20000' });
+    let calls = 0;
+    groq.handle((req, res) => {
+      if (calls++ === 0) openAIError(res, 429, 'Rate limit reached for requests', { 'retry-after': '1' });
+      else answer(req, res);
+    });
+    const reply = await post(running, '/v1/chat/completions', { ...chatApis[0].body(false), model: 'groq/openai/gpt-oss-120b' }, keyHeaders('groq'));
+    expect(reply.status, reply.text).to.equal(200);
+    expect(reply.headers.get('x-freeway-attempts')).to.match(/ 429 \d+ms, waited \d+\.\ds for groq, .* 200 \d+ms$/);
+    const { request, children } = await spansOf(receiver, reply.headers.get('x-freeway-trace-id') ?? '', 2);
+    expect(request.attributes['freeway.waited_ms']).to.be.a('number').within(500, 5_000);
+    expect(request.attributes['freeway.attempt.count']).to.equal(2);
+    expect(children.map((span) => span.attributes['freeway.attempt.status']).sort()).to.deep.equal(['429', 'ok']);
+  });
+
   it('with OTEL_TRACES_EXPORTER unset nothing is sent and no answer names a trace, even with an endpoint set', async function () {
     const running = await startFreeway({ env: { CEREBRAS_BASE_URL: cerebras.url, GROQ_BASE_URL: groq.url, OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_BSP_SCHEDULE_DELAY: '1' } });
     freeway = running;
