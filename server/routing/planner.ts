@@ -111,7 +111,7 @@ export function createPlanner(deps: PlannerDeps): Planner {
   }
 
   async function plan(request: PlanRequest): Promise<Plan> {
-    // HOOK (waiting): a request held for a window is planned again, with health as it is then.
+    // A request held for a window is planned again, with health as it is then.
     return { ...(await planOnce(request)), again: () => plan(request) };
   }
 

@@ -146,9 +146,9 @@ interface RunState<T> extends RunRequest<T> {
   input?: number;
   /** Attempts made before this round (a round follows a wait). */
   readonly triedBefore: number;
-  /** HOOK (size): what the request met of context windows and per-request figures. */
+  /** What the request met of context windows and per-request figures. */
   readonly size: SizeState;
-  /** HOOK (waiting): keys this round found busy or rate limited, and whether a provider failed. */
+  /** Keys this round found busy or rate limited, and whether a provider failed. */
   readonly waits: RoundWaits;
   readonly turn: TurnState;
   /** The clock health is judged by (RouterDeps.now): resets are read on it. */
@@ -257,7 +257,7 @@ async function endAnswer(ctx: RouterContext, answer: Answer<unknown>, ending: En
 
 /** One attempt with one key: its answer, or what the failover policy decided about its failure. */
 async function attempt<T>(ctx: RouterContext, run: RunState<T>, candidate: Candidate, budgetLowered: boolean): Promise<Answer<T> | { failure: Failure; decision: Decision } | Busy> {
-  // HOOK (waiting): requests held for the key go first; a model with a concurrency limit takes one of its key's slots.
+  // Requests held for the key go first; a model with a concurrency limit takes one of its key's slots.
   const ahead = queuedAhead(ctx.waiting, candidate.healthId, run.turn);
   if (ahead) return ahead;
   const slot = await takeSlot(ctx.waiting, candidate);
@@ -339,7 +339,7 @@ async function tryKey<T>(ctx: RouterContext, run: RunState<T>, { model, choice, 
   const input = inputOf(run);
   // What the key itself said (its 413, its rate-limit headers) beats the plugin's documented figure.
   const learned = ctx.learning.requestLimit(choice.healthId, model);
-  // HOOK (size): a figure only the plugin states puts the candidate after those that fit (size-limits.ts).
+  // A figure only the plugin states puts the candidate after those that fit (size-limits.ts).
   const fit = keyFit(run.size, { model, learned, input, over: (tokens, limit) => overLimit(tokens, limit, ctx.fitMargin) });
   if (fit.verdict === 'skip') {
     skipTooLarge(run, { model, key: { position: choice.position, count }, input: input as number, limit: learned as number });
@@ -435,7 +435,7 @@ async function tryOverGuess<T>(ctx: RouterContext, run: RunState<T>): Promise<An
   return typeof result === 'object' ? result : undefined;
 }
 
-/** Tries the plan's candidates under the failover policy; HOOK (waiting): rounds after waits (waiting.ts). */
+/** Tries the plan's candidates under the failover policy; rounds after waits (waiting.ts). */
 function runPlan<T>(ctx: RouterContext, request: Request, perform: AttemptFn<T>): Promise<Answer<T>> {
   const options = { maxAttempts: ctx.maxAttempts, requestTimeoutMs: ctx.timings.requestTimeoutMs, clock: ctx.now };
   return runRounds(ctx.waiting, request, options, (plan, carried) => runRound(ctx, { ...request, plan, perform }, carried));

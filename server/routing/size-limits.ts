@@ -40,7 +40,7 @@ export interface KeyFit {
 }
 
 /**
- * HOOK (size), before an attempt with one key: `skip` (over a figure the key stated: no call),
+ * Before an attempt with one key: `skip` (over a figure the key stated: no call),
  * `later` (over a figure only the plugin states: after the candidates that fit), or the figure to
  * fit the output budget to (`limit`, none when it is tried over a stated figure).
  */
@@ -55,7 +55,7 @@ export function keyFit(size: SizeState, { model, learned, input, over }: KeyFit)
   return { verdict: 'later' };
 }
 
-/** HOOK (size): a key that refused the request for its size (a 413); the 400 names its figure when nothing else answers. */
+/** A key that refused the request for its size (a 413); the 400 names its figure when nothing else answers. */
 export function refusedForSize(size: SizeState, model: CatalogModel, limit: number | undefined): void {
   size.refused += 1;
   if (limit !== undefined) size.limits.push({ model, limit, kind: 'request' });

@@ -15,7 +15,7 @@ import type { HeldKey, WaitQueue } from './wait-queue.ts';
  * and then planned and routed again as usual. When the budget cannot cover the earliest reset the
  * answer is a 429 naming each key and when it is usable again, with `Retry-After` at the earliest.
  *
- * The router reaches this module through a few marked hooks (`HOOK (waiting)`): a round that runs
+ * The router reaches this module at a few points: a round that runs
  * out of candidates, a key whose concurrency slot is taken, an attempt that ends.
  */
 
@@ -48,7 +48,7 @@ export interface Blocked extends RestingKey {
 export type Busy = { readonly why: 'slot' } | { readonly why: 'queue'; readonly until: number };
 
 /**
- * HOOK (waiting), before an attempt: a request that may wait, and that no lane let go for this key,
+ * Before an attempt: a request that may wait, and that no lane let go for this key,
  * queues behind the requests held for the key (arrival order), instead of overtaking them.
  */
 export function queuedAhead(deps: WaitingDeps | undefined, healthId: string, turn: TurnState): Busy | undefined {
@@ -93,7 +93,7 @@ export interface RoundRecord {
   readonly now: () => number;
 }
 
-/** HOOK (waiting): a key whose slots are taken, or held for earlier requests, is left for now and named; the request may wait for it. */
+/** A key whose slots are taken, or held for earlier requests, is left for now and named; the request may wait for it. */
 export function keyBusy(round: RoundRecord, candidate: Candidate, busy: Busy): 'next key' {
   const { model, healthId, keyPosition: position, keyCount: count } = candidate;
   const status = busy.why === 'slot' ? `busy (${model.spec.concurrency ?? 1} in flight)` : 'busy (requests held before)';
@@ -109,7 +109,7 @@ export function keyBusy(round: RoundRecord, candidate: Candidate, busy: Busy): '
   return 'next key';
 }
 
-/** HOOK (waiting), after a failed attempt: a 429 is a window the request may wait for; a failure recorded against a key means a provider did fail. */
+/** After a failed attempt: a 429 is a window the request may wait for; a failure recorded against a key means a provider did fail. */
 export function noteForWaiting(round: RoundRecord, candidate: Candidate, failure: Failure, decision: Decision): void {
   const health = decision.record.health;
   if (!health) return;
@@ -150,7 +150,7 @@ export interface RoundsOptions {
 }
 
 /**
- * HOOK (waiting), around the router's failover: runs `round` over the plan, and when a round ends
+ * Around the router's failover: runs `round` over the plan, and when a round ends
  * with every candidate resting (`OutOfCandidates`), waits for the earliest within the request's
  * budget and runs another round on a fresh plan; else answers. MAX_ATTEMPTS and REQUEST_TIMEOUT_MS
  * bound all rounds together.
@@ -188,7 +188,7 @@ export async function runRounds<R>(deps: WaitingDeps | undefined, request: Round
 const budgetOf = (deps: WaitingDeps | undefined, asked: number | undefined): number => (deps ? Math.min(asked ?? deps.maxWaitMs, deps.maxWaitMs) : 0);
 
 /**
- * HOOK (waiting), before an attempt: takes a concurrency slot of the candidate's key when its model
+ * Before an attempt: takes a concurrency slot of the candidate's key when its model
  * declares a limit. `undefined`: the model declares none; `busy`: every slot is taken.
  */
 export async function takeSlot(deps: WaitingDeps | undefined, candidate: Candidate): Promise<HeldSlot | 'busy' | undefined> {
@@ -279,7 +279,7 @@ function endTurn(run: WaitRun): void {
 }
 
 /**
- * HOOK (waiting), when a round ran out of candidates: waits for the earliest key within the
+ * When a round ran out of candidates: waits for the earliest key within the
  * budget and plans again, or says what to answer (the round's error, or the 429).
  */
 async function afterRound(run: WaitRun, out: OutOfCandidates): Promise<AfterRound> {
