@@ -235,6 +235,7 @@ function createHandlers(deps: AppDeps, { redact, readKeys, hashKey, upstreamFetc
     router,
     maxInputs: config.limits.embeddingsMaxInputs,
     shutdown: shutdown.gate,
+    maxWaitMs: config.routing.maxWaitMs,
     clientOf,
     models: cachedModels(config.providers.baseURLs, upstreamFetch, config.limits.responseMaxBytes, (entry, options) => {
       if (!entry.provider.createEmbeddingModel) throw new Error(`${entry.provider.id} declares embedding models without createEmbeddingModel`);
@@ -256,6 +257,7 @@ function createHandlers(deps: AppDeps, { redact, readKeys, hashKey, upstreamFetc
     readKeys,
     router,
     shutdown: shutdown.gate,
+    maxWaitMs: config.routing.maxWaitMs,
     models: cachedModels(config.providers.baseURLs, upstreamFetch, config.limits.responseMaxBytes, (entry, options) => {
       if (!entry.provider.createTranscriptionModel) throw new Error(`${entry.provider.id} declares transcription models without createTranscriptionModel`);
       return entry.provider.createTranscriptionModel(options);
