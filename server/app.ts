@@ -19,6 +19,7 @@ import { createMetrics } from './http/metrics.ts';
 import { metricsEndpoint } from './http/metrics-endpoint.ts';
 import { createThrottledWarn } from './state/warn-every.ts';
 import { requestId } from './http/request-id.ts';
+import { leanJson } from './http/json-response.ts';
 import { didYouMeanText, indexModels, maxDistance, nearest } from '../catalog/suggest.ts';
 import { createShutdown } from './http/shutdown.ts';
 import { createRedactor } from './core/redact.ts';
@@ -321,6 +322,7 @@ export function createApp(deps: AppDeps): FreewayApp {
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('query parser', false);
+  leanJson(app);
   // req.ip / req.ips: the rate limit's client (http/rate-limit.ts).
   app.set('trust proxy', config.server.trustProxy);
 
