@@ -1,4 +1,3 @@
-import cors from 'cors';
 import express, { type Express, type Request, type RequestHandler } from 'express';
 import type { Store } from 'express-rate-limit';
 import type { Logger } from 'pino';
@@ -20,6 +19,7 @@ import { metricsEndpoint } from './http/metrics-endpoint.ts';
 import { createThrottledWarn } from './state/warn-every.ts';
 import { requestId } from './http/request-id.ts';
 import { leanJson } from './http/json-response.ts';
+import { corsHeaders } from './http/cors.ts';
 import { didYouMeanText, indexModels, maxDistance, nearest } from '../catalog/suggest.ts';
 import { createShutdown } from './http/shutdown.ts';
 import { createRedactor } from './core/redact.ts';
@@ -333,8 +333,8 @@ export function createApp(deps: AppDeps): FreewayApp {
   app.use(metrics.middleware);
   app.use(
     ['/v1', '/v1beta'],
-    cors({
-      origin: config.server.corsOrigins === '*' ? '*' : [...config.server.corsOrigins],
+    corsHeaders({
+      origins: config.server.corsOrigins,
       methods: ['GET', 'POST', 'OPTIONS'],
       // No allowedHeaders: a preflight is allowed the headers it asks for (key
       // headers, and whatever a client SDK adds, such as the openai SDK's
