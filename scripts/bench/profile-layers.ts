@@ -16,8 +16,9 @@
  * frame is in that layer's files; native frames such as JSON.parse count for
  * their JavaScript caller), and time caused (the samples whose innermost frame
  * of any Freeway layer is in that layer, so Node's and the libraries' work a
- * layer calls into counts for it; samples with no Freeway frame on the stack
- * keep their own layer).
+ * layer calls into counts for it; the upstream call, which Freeway's own fetch
+ * serves, is such a caller too; samples with no such frame on the stack keep
+ * their own layer).
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -57,6 +58,8 @@ const layers = [
 ] as const;
 type Layer = (typeof layers)[number];
 const freewayLayers = new Set<Layer>(layers.slice(0, 6));
+/** The layers whose callees count for them in the "caused" column: Freeway's own, and the upstream call's (which Freeway's fetch serves). */
+const callerLayers = new Set<Layer>(layers.slice(0, 8));
 
 const expressPackages =
   /node_modules\/(express|router|body-parser|raw-body|cors|express-rate-limit|finalhandler|send|on-finished|on-headers|content-type|mime-types|mime-db|qs|path-to-regexp|depd|statuses|http-errors|iconv-lite|type-is|vary|accepts|negotiator|encodeurl|escape-html|parseurl|fresh|etag|range-parser|media-typer|proxy-addr|forwarded|ipaddr\.js|setprototypeof|debug|ms|object-assign|ip-address)\//;
@@ -117,7 +120,7 @@ export function sumLayers(profile: Profile): LayerTimes {
       const layer = frame.url || frame.functionName === '(garbage collector)' ? layerOf(frame.url, frame.functionName) : undefined;
       if (layer === undefined) continue;
       own ??= layer;
-      if (freewayLayers.has(layer)) freeway = layer;
+      if (callerLayers.has(layer)) freeway = layer;
     }
     const ownLayer: Layer = own ?? 'V8, other';
     self.set(ownLayer, (self.get(ownLayer) ?? 0) + delta);
