@@ -40,7 +40,7 @@ describe('JSON answers', () => {
     const res = await fetch(`${freeway.url}/v1/models`, { headers: { 'If-None-Match': '"anything"', 'If-Modified-Since': new Date().toUTCString() } });
     expect(res.status).to.equal(200);
     expect(res.headers.get('etag')).to.equal(null);
-    expect((await res.json()).object).to.equal('list');
+    expect(((await res.json()) as { object: string }).object).to.equal('list');
   });
 
   it('writes errors as JSON of the same type and length', async () => {
