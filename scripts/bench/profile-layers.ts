@@ -6,6 +6,7 @@
  *
  *   node scripts/bench/profile-layers.ts                 # profile both under non-stream@16, then sum
  *   PROFILE_STREAM=1 PROFILE_CONNECTIONS=64 node scripts/bench/profile-layers.ts
+ *   PROFILE_BEFORE=/path/to/other/checkout node scripts/bench/profile-layers.ts   # also that build (its dist/), as a third column
  *   node scripts/bench/profile-layers.ts .bench/freeway.cpuprofile [requests]   # sum a profile again (the run keeps both in .bench/)
  *
  * Each process runs alone on CPU 0 (taskset), the mock upstream and wrk share
@@ -154,9 +155,9 @@ export function layerTable(columns: ReadonlyArray<{ name: string; times: LayerTi
 }
 
 /** Runs `script` under `--cpu-prof` on CPU 0 and wrk against it; returns the profile and the requests served. */
-async function profileUnderLoad(options: { name: string; script: string; env: Record<string, string>; port: number; probe: string; nodeFlags: readonly string[]; stream: boolean; connections: number; seconds: number }): Promise<{ profile: Profile; requests: number; cpuUsPerRequest: number }> {
+async function profileUnderLoad(options: { name: string; dir?: string; script: string; env: Record<string, string>; port: number; probe: string; nodeFlags: readonly string[]; stream: boolean; connections: number; seconds: number }): Promise<{ profile: Profile; requests: number; cpuUsPerRequest: number }> {
   const dir = mkdtempSync(join(tmpdir(), 'freeway-prof-'));
-  const [command, args] = pinned('0', process.execPath, [...options.nodeFlags, '--cpu-prof', '--cpu-prof-dir', dir, join(root, options.script)]);
+  const [command, args] = pinned('0', process.execPath, [...options.nodeFlags, '--cpu-prof', '--cpu-prof-dir', dir, join(options.dir ?? root, options.script)]);
   const proc = spawn(command, args, { env: { ...process.env, ...options.env }, stdio: ['ignore', 'ignore', 'inherit'] });
   const url = `http://127.0.0.1:${options.port}`;
   await waitForHttp(url + options.probe);
@@ -216,11 +217,19 @@ async function main(): Promise<void> {
   const freewayPort = await freePort();
   const freewayEnv = { PORT: String(freewayPort), HOST: '127.0.0.1', CEREBRAS_BASE_URL: upstream, RATE_LIMIT_MAX: '1000000000', ROUTING: 'priority' };
   const freeway = await profileUnderLoad({ name: 'freeway', script: 'dist/server/main.js', env: freewayEnv, port: freewayPort, probe: '/health', nodeFlags: serverNodeFlags([], { ...process.env, ...freewayEnv }), stream, connections, seconds });
+  const beforeDir = process.env.PROFILE_BEFORE;
+  const beforePort = await freePort();
+  const beforeEnv = { ...freewayEnv, PORT: String(beforePort) };
+  const before = beforeDir
+    ? await profileUnderLoad({ name: 'before', dir: beforeDir, script: 'dist/server/main.js', env: beforeEnv, port: beforePort, probe: '/health', nodeFlags: serverNodeFlags([], { ...process.env, ...beforeEnv }), stream, connections, seconds })
+    : undefined;
   mock.kill('SIGTERM');
   await once(mock, 'exit');
+  if (before) console.log(`before (${beforeDir}): ${before.requests} requests, ${before.cpuUsPerRequest.toFixed(0)} µs CPU each`);
   console.log(`${stream ? 'stream' : 'non-stream'}@${connections}, ${seconds} s each under --cpu-prof: Freeway ${freeway.requests} requests, ${freeway.cpuUsPerRequest.toFixed(0)} µs CPU each; floor ${floor.requests}, ${floor.cpuUsPerRequest.toFixed(0)} µs\n`);
   console.log(layerTable([
     { name: 'Freeway', times: sumLayers(freeway.profile), cpuUsPerRequest: freeway.cpuUsPerRequest },
+    ...(before ? [{ name: 'before', times: sumLayers(before.profile), cpuUsPerRequest: before.cpuUsPerRequest }] : []),
     { name: 'floor', times: sumLayers(floor.profile), cpuUsPerRequest: floor.cpuUsPerRequest },
   ]));
 }
