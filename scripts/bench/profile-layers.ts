@@ -79,8 +79,8 @@ export function layerOf(url: string, functionName: string): Layer | undefined {
   }
   if (url.startsWith('file://')) {
     if (url.includes('/scripts/bench/sdk-floor')) return "The floor's own server (sdk-floor.ts)";
-    if (/\/server\/http\/(request-log|metrics)\./.test(url)) return 'Logging and metrics (request log, pino, prom-client)';
-    if (/\/server\/http\/json-body\./.test(url) || /\/server\/api\/(.+\/)?(validate|validation|json-depth)\./.test(url)) return 'Body parse and validation';
+    if (/\/server\/http\/(request-log|process-logger|metrics|metrics-registry)\./.test(url)) return 'Logging and metrics (request log, pino, prom-client)';
+    if (/\/server\/http\/json-body\./.test(url) || /\/server\/api\/(.+\/)?(validate|validation|json-depth|schema|schema-parts)\./.test(url)) return 'Body parse and validation';
     if (/\/server\/routing\/http-client\./.test(url) || /\/providers\//.test(url)) return 'Upstream call: AI SDK, zod, provider plugin, upstream fetch';
     if (/\/server\/routing\/(routed-model|upstream|upstream-errors|stream-parts|attempt)\./.test(url)) return 'The routed model (attempts, upstream stream, normaliser)';
     if (/\/server\/(routing|state|models|core)\//.test(url) || /\/catalog\//.test(url)) return 'Routing (planning, health, keys, stores)';
