@@ -26,7 +26,8 @@ import { createStores } from './state/stores.ts';
 import type { KeyCheckStore } from './state/key-checks.ts';
 import type { KnowledgeStore } from './state/knowledge.ts';
 import type { StickyStore } from './state/sticky.ts';
-import { createUsageCounter, type UsageStore } from './state/usage.ts';
+import { CACHE_HIT_EVENT, createUsageCounter, type UsageStore } from './state/usage.ts';
+import { createConfiguredCache } from './cache/index.ts';
 import { chatApi } from './api/chat/index.ts';
 import { responsesApi } from './api/responses/index.ts';
 import { completionRoute } from './api/completion.ts';
@@ -158,17 +159,26 @@ function createServices(deps: AppDeps) {
   const usage = stores.usageStore && createUsageCounter({ store: stores.usageStore, warn: createThrottledWarn(logger), now: deps.now });
   const router = createRouter({ config, health: healthStore, hashKey, latency, redact, random: deps.random, now: deps.now, knowledge, providers, sticky, usage });
   const conversations = config.sticky.mode ? createTextHasher(config.state.keyHashSecret) : undefined;
+  const cache = createConfiguredCache({
+    config,
+    logger,
+    warn: createThrottledWarn(logger),
+    now: deps.now,
+    // A hit is counted against the key and model that gave the answer: no attempt, no tokens.
+    events: { looked: metrics.cacheLooked, evicted: metrics.cacheEvicted, hit: (by) => usage?.count(by.healthId, by.model, CACHE_HIT_EVENT) },
+  });
+  if (cache) metrics.watchCacheBytes(cache.bytes);
   const clientOf = (req: Request): string => clientIp(req, config.rateLimit.ipv6Subnet);
   const rateLimit = createRateLimit({ max: config.rateLimit.max, windowMs: config.rateLimit.windowMs, ipv6Subnet: config.rateLimit.ipv6Subnet, store: stores.rateLimitStore, onRefused: metrics.rateLimited });
   const shutdown = createShutdown();
   const readiness: Readiness = { phase: 'starting' };
-  return { redact, readKeys, hashKey, stores, metrics, healthStore, upstreamFetch, knowledge, usage, router, clientOf, rateLimit, shutdown, readiness, conversations };
+  return { redact, readKeys, hashKey, stores, metrics, healthStore, upstreamFetch, knowledge, usage, router, clientOf, rateLimit, shutdown, readiness, conversations, cache };
 }
 
 type Services = ReturnType<typeof createServices>;
 
 /** The route handlers and body readers, on top of the services. */
-function createHandlers(deps: AppDeps, { redact, readKeys, hashKey, upstreamFetch, knowledge, router, clientOf, shutdown, conversations }: Services) {
+function createHandlers(deps: AppDeps, { redact, readKeys, hashKey, upstreamFetch, knowledge, router, clientOf, shutdown, conversations, cache }: Services) {
   const { config, catalog } = deps;
   const completions = {
     catalog,
@@ -181,6 +191,7 @@ function createHandlers(deps: AppDeps, { redact, readKeys, hashKey, upstreamFetc
     shutdown: shutdown.gate,
     clientOf,
     conversations,
+    cache,
   };
   // On the Messages API Claude's names are looked up first, then MODEL_MAP's.
   const resolveClaudeModel = modelResolver(catalog, [...config.api.anthropicModelMap, ...config.api.modelMap]);
@@ -210,6 +221,7 @@ function createHandlers(deps: AppDeps, { redact, readKeys, hashKey, upstreamFetc
   });
   const embeddingDeps = {
     catalog,
+    cache,
     readKeys,
     router,
     maxInputs: config.limits.embeddingsMaxInputs,
@@ -314,7 +326,7 @@ function mountRoutes(app: Express, deps: AppDeps, services: Services, handlers: 
 export function createApp(deps: AppDeps): FreewayApp {
   const { config, logger } = deps;
   const services = createServices(deps);
-  const { redact, readKeys, stores, metrics, knowledge, usage, rateLimit, shutdown, readiness } = services;
+  const { redact, readKeys, stores, metrics, knowledge, usage, rateLimit, shutdown, readiness, cache } = services;
   const handlers = createHandlers(deps, services);
 
   const app = express();
@@ -374,6 +386,7 @@ export function createApp(deps: AppDeps): FreewayApp {
     async close() {
       knowledge.close();
       await usage?.close();
+      await cache?.close();
       await stores.close();
     },
     interrupt: shutdown.interrupt,

@@ -23,6 +23,8 @@ import {
   type Router,
 } from '../routing/index.ts';
 import { lookUpModel } from './lookup.ts';
+import { cachedTurn, type CachedTurn } from './cached.ts';
+import { recordStream, replayStream, type ResponseCache } from '../cache/index.ts';
 import type { KeyReader, KeySet } from '../core/keys.ts';
 
 /**
@@ -94,6 +96,8 @@ export interface CompletionDeps {
   readonly clientOf?: (req: Request) => string;
   /** The HMAC that names a conversation (routing/sticky.ts); absent with STICKY=off. */
   readonly conversations?: TextHasher;
+  /** The response cache; absent with CACHE=off. */
+  readonly cache?: ResponseCache;
 }
 
 /** The strategy a request asks for with `X-Freeway-Routing`, if it asks; any other value is a 400 naming the header. */
@@ -238,6 +242,30 @@ async function sendStream(answer: StreamAnswer, deps: CompletionDeps): Promise<v
   }
 }
 
+/** A whole answer kept by the cache, or one being kept: the routed parts' whole form. */
+type Kept = Collected;
+
+const keptOf = ({ content, finishReason, usage, logprobs }: Collected): Kept => (logprobs ? { content, finishReason, usage, logprobs } : { content, finishReason, usage });
+
+/** One request of a client API, parsed, with what its answer is written by. */
+interface ApiCall<Req> {
+  readonly api: ClientApi<Req>;
+  readonly request: Req;
+  readonly res: Response;
+  readonly keys: KeySet;
+}
+
+/** Answers from the cache: streamed through the API's own encoder, or whole, as a routed answer would be. */
+async function answerFromCache<Req>({ api, request, res, keys }: ApiCall<Req>, hit: NonNullable<CachedTurn<Kept>['hit']>, deps: CompletionDeps): Promise<void> {
+  const { answer, candidate } = hit;
+  if (api.stream(request)) {
+    await sendStream({ res, routed: { stream: replayStream(answer), candidate }, encoder: api.openStream(request), attempts: [], keys }, deps);
+    return;
+  }
+  setRoutingHeaders(res, candidate, []);
+  res.json(api.respond({ ...answer, candidate }, request));
+}
+
 /** The route handler for one client API: validate, resolve, plan, the routed model, the encoder. */
 export function completionRoute<Req>(api: ClientApi<Req>, deps: CompletionDeps): RequestHandler {
   const { catalog, readKeys, router, models } = deps;
@@ -248,30 +276,38 @@ export function completionRoute<Req>(api: ClientApi<Req>, deps: CompletionDeps):
     const request = api.parse(req.body);
     noteDroppedTools(res, api.droppedTools?.(request));
     const target = api.target(request);
+    const callOptions = api.callOptions(request);
+    const user = api.user(request);
+    const extras: RequestExtras = api.extras ? { ...api.extras(request), user } : { user };
+    const turn = await cachedTurn<Kept>({ cache: deps.cache, catalog, req, res, keys }, { kind: 'chat', target, callOptions, extras });
+    if (turn.hit) {
+      await answerFromCache({ api, request, res, keys }, turn.hit, deps);
+      return;
+    }
     const client = (): string => deps.clientOf?.(req) ?? '';
     // A pinned model the plugin does not know is served when a live list of the request's keys holds it.
     const entry = await lookUpModel({ catalog, target, kind: 'chat', findLive: (model) => router.findLive(model, keys, client) });
     const strategy = routingOf(req);
-    const callOptions = api.callOptions(request);
     const alias = isAlias(entry);
     const conversation = alias && deps.conversations ? conversationOf(deps.conversations, { target: entry.id, keys, prompt: callOptions.prompt }) : undefined;
     const sent = api.sentModel?.(request);
     const label = sent !== undefined && sent !== target ? `${sent} (mapped to ${target})` : undefined;
     const plan = await router.plan({ entry, keys, needs: alias ? api.needs(request) : [], client, strategy, conversation: conversation?.laterTurn ? conversation.id : undefined, label });
-    const user = api.user(request);
-    const extras: RequestExtras = api.extras ? { ...api.extras(request), user } : { user };
     const attempts: AttemptLog[] = [];
     locals.attempts = attempts;
     const model = routedModel(router, { plan, keys, models, extras, attempts, maxResponseBytes: deps.maxResponseBytes, conversation: conversation?.id });
     const options = { ...callOptions, abortSignal: callerController(res, deps.shutdown).signal };
     try {
       if (api.stream(request)) {
-        await sendStream({ res, routed: await model.doStream(options), encoder: api.openStream(request), attempts, keys }, deps);
+        const routed = await model.doStream(options);
+        const stream = turn.state === 'miss' ? recordStream(routed.stream, deps.maxResponseBytes, (answer) => turn.keep(answer, routed.candidate)) : routed.stream;
+        await sendStream({ res, routed: { ...routed, stream }, encoder: api.openStream(request), attempts, keys }, deps);
         return;
       }
       const result = await model.doGenerate(options);
       setRoutingHeaders(res, result.candidate, attempts);
       res.json(api.respond(result, request));
+      turn.keep(keptOf(result), result.candidate);
       // Only an answer the socket could not take at once needs watching.
       if (res.writableLength > 0) cutWhenStalled(res, deps.clientStallTimeoutMs);
     } catch (error) {

@@ -16,6 +16,7 @@ const layers: ReadonlyArray<readonly [name: string, matches: (path: string) => b
   ['state', (path) => path.startsWith('server/state/')],
   ['models', (path) => path.startsWith('server/models/')],
   ['routing', (path) => path.startsWith('server/routing/')],
+  ['cache', (path) => path.startsWith('server/cache/')],
   ['http', (path) => path.startsWith('server/http/')],
   ['api', (path) => path.startsWith('server/api/')],
   ['composition root', (path) => path.startsWith('server/')],
@@ -120,7 +121,7 @@ function pastFrontDoor(found: Import): string | undefined {
   return `${found.from}:${found.line} imports '${found.specifier}': import routing through server/routing/index.ts`;
 }
 
-describe('layers: imports point one way (core < state < models < routing < http < api < composition root)', () => {
+describe('layers: imports point one way (core < state < models < routing < cache < http < api < composition root)', () => {
   const server = sourceFiles('server');
   const plugins = [...sourceFiles('providers'), ...sourceFiles('catalog')];
 

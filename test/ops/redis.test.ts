@@ -278,6 +278,7 @@ describe('Redis stores (against a real redis-server)', function () {
       failures: {},
       inputTokens: 0,
       outputTokens: 0,
+      cacheHits: 0,
       ...extra,
     });
     const batches: UsageRecord[][] = [
@@ -430,7 +431,7 @@ describe('two Freeway instances on one Redis', function () {
     };
     // A wrote its own counts before it answered; B's are written within 100 ms.
     await eventually('B\'s counts in Redis', async () => JSON.stringify(await usageThrough(a.url)).includes('"requests":3'));
-    const expected = [{ model: `groq/${GROQ_FIRST}`, requests: 3, answers: 3, failures: {}, inputTokens: 21, outputTokens: 9 }];
+    const expected = [{ model: `groq/${GROQ_FIRST}`, requests: 3, answers: 3, failures: {}, inputTokens: 21, outputTokens: 9, cacheHits: 0 }];
     expect(await usageThrough(a.url)).to.deep.equal(expected);
     expect(await usageThrough(b.url)).to.deep.equal(expected);
   });
