@@ -73,6 +73,8 @@ interface Running {
   readonly proc: ChildProcess;
   readonly pid: number;
   readonly url: string;
+  /** Headers every benchmark request to this target carries besides the key (`Cache-Control: no-cache` for cache misses). */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 async function startNode(cpu: string, script: string, env: Record<string, string>, port: number, probePath: string, nodeFlags: readonly string[] = [], dir = root): Promise<Running> {
@@ -102,9 +104,9 @@ function toMs(value: string, unit: string): number {
   return unit === 'us' ? n / 1000 : unit === 's' ? n * 1000 : unit === 'm' ? n * 60_000 : n;
 }
 
-function runWrk(url: string, stream: boolean, connections: number): LoadResult {
-  const script = join(outDir, `post-${stream ? 'stream' : 'json'}.lua`);
-  writeFileSync(script, wrkScript(stream));
+function runWrk(url: string, stream: boolean, connections: number, headers: Readonly<Record<string, string>> = {}): LoadResult {
+  const script = join(outDir, `post-${stream ? 'stream' : 'json'}${Object.keys(headers).length > 0 ? '-headers' : ''}.lua`);
+  writeFileSync(script, wrkScript(stream, headers));
   const [command, args] = pinned(loadCpu, 'wrk', ['-t1', `-c${connections}`, `-d${seconds}s`, '--latency', '-s', script, `${url}/v1/chat/completions`]);
   const out = execFileSync(command, args, { encoding: 'utf8' });
   const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? 0);
@@ -117,10 +119,11 @@ function runWrk(url: string, stream: boolean, connections: number): LoadResult {
   return { rps, p50: p50 ? toMs(p50[1]!, p50[2]!) : 0, p99: p99 ? toMs(p99[1]!, p99[2]!) : 0, requests, errors };
 }
 
-function runAutocannon(url: string, stream: boolean, connections: number): LoadResult {
+function runAutocannon(url: string, stream: boolean, connections: number, headers: Readonly<Record<string, string>> = {}): LoadResult {
+  const extra = Object.entries(headers).flatMap(([name, value]) => ['-H', `${name}=${value}`]);
   const [command, args] = pinned(loadCpu, 'npx', [
     '--yes', 'autocannon', '-j', '-c', String(connections), '-d', String(seconds), '-m', 'POST',
-    '-H', 'Content-Type=application/json', '-H', `X-Cerebras-Key=${key}`, '-b', body(stream), `${url}/v1/chat/completions`,
+    '-H', 'Content-Type=application/json', '-H', `X-Cerebras-Key=${key}`, ...extra, '-b', body(stream), `${url}/v1/chat/completions`,
   ]);
   const result = JSON.parse(execFileSync(command, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] })) as {
     requests: { average: number; total: number };
@@ -139,7 +142,7 @@ interface Measured extends LoadResult {
 
 function measure(target: Running, stream: boolean, connections: number): Measured {
   const before = cpuTicks(target.pid);
-  const result = load(target.url, stream, connections);
+  const result = load(target.url, stream, connections, target.headers);
   const ticks = cpuTicks(target.pid) - before;
   return { ...result, cpuUsPerRequest: result.requests > 0 ? (ticks / ticksPerSecond / result.requests) * 1e6 : 0 };
 }
@@ -181,7 +184,7 @@ function startFreeway(env: Record<string, string>, port: number, nodeFlags = ser
   return startNode(proxyCpu, 'dist/server/main.js', env, port, '/health', nodeFlags, dir);
 }
 
-type Target = 'bare' | 'floor' | 'freeway' | 'before';
+type Target = 'bare' | 'floor' | 'freeway' | 'before' | 'cacheMiss' | 'cacheHit';
 
 function startFloor(upstream: string, port: number): Promise<Running> {
   // The Node flags Freeway's server gets, so that the two differ only in what runs.
@@ -239,7 +242,7 @@ async function slowStreamRow(mockCmd: string, mockArgs: string[], log: (line?: s
     ['freeway', async () => { const p = await freePort(); return startFreeway(freewayEnv(p, upstream), p); }],
   ];
   if (beforeDir) starters.push(['before', async () => { const p = await freePort(); return startFreeway(freewayEnv(p, upstream), p, undefined, beforeDir); }]);
-  const results: Record<Target, Array<{ completed: number; cpu: number }>> = { bare: [], floor: [], freeway: [], before: [] };
+  const results: Record<Target, Array<{ completed: number; cpu: number }>> = { bare: [], floor: [], freeway: [], before: [], cacheMiss: [], cacheHit: [] };
   for (let round = 0; round < rounds; round++) {
     for (const [name, start] of starters) {
       const target = await start();
@@ -303,7 +306,20 @@ async function main(): Promise<void> {
   const freeway = await startFreeway(freewayEnv(freewayPort, upstream), freewayPort);
   const beforePort = await freePort();
   const before = beforeDir ? await startFreeway(freewayEnv(beforePort, upstream), beforePort, undefined, beforeDir) : undefined;
-  const targets: Array<[Target, Running]> = [['bare', bare], ['floor', floor], ['freeway', freeway], ...(before ? [['before', before] as [Target, Running]] : [])];
+  // The response cache (CACHE=memory): misses (every request with `Cache-Control: no-cache`, which still names, records,
+  // seals and keeps its answer: all a miss costs but the lookup), and hits (the same request again and again).
+  const cacheMissPort = await freePort();
+  const cacheMiss = { ...(await startFreeway({ ...freewayEnv(cacheMissPort, upstream), CACHE: 'memory' }, cacheMissPort)), headers: { 'Cache-Control': 'no-cache' } };
+  const cacheHitPort = await freePort();
+  const cacheHit = await startFreeway({ ...freewayEnv(cacheHitPort, upstream), CACHE: 'memory' }, cacheHitPort);
+  const targets: Array<[Target, Running]> = [
+    ['bare', bare],
+    ['floor', floor],
+    ['freeway', freeway],
+    ...(before ? [['before', before] as [Target, Running]] : []),
+    ['cacheMiss', cacheMiss],
+    ['cacheHit', cacheHit],
+  ];
   await new Promise((r) => setTimeout(r, 1000));
   const coldRss = rssBytes(freeway.pid);
   // One request each so that lazy work is not counted as start-up of the run.
@@ -317,9 +333,11 @@ async function main(): Promise<void> {
   log(`|---|---|---|---|---|---|---|---|---|---|---|---|---|${before ? '---|---|---|---|' : ''}---|`);
   /** Per row (`json@16`, `stream@64`, ...): Freeway's requests per second against the bare proxy's, and the CPU per request of the floor and of Freeway against the bare proxy's and of Freeway against the floor's. */
   const rows: Record<string, { rps: number; floorCpu: number; freewayCpu: number; overFloor: number }> = {};
+  /** Per row: Freeway's CPU per request with CACHE=off, and with CACHE=memory on misses and on hits. */
+  const cacheRows: string[] = [];
   for (const stream of [false, true]) {
     for (const connections of concurrencies) {
-      const runs: Record<Target, Measured[]> = { bare: [], floor: [], freeway: [], before: [] };
+      const runs: Record<Target, Measured[]> = { bare: [], floor: [], freeway: [], before: [], cacheMiss: [], cacheHit: [] };
       for (let round = 0; round < rounds; round++) {
         for (const [name, target] of targets) runs[name].push(measure(target, stream, connections));
       }
@@ -329,6 +347,11 @@ async function main(): Promise<void> {
       const overFloor = (which: Target): number => pick(which, 'cpuUsPerRequest') / pick('floor', 'cpuUsPerRequest');
       rows[`${stream ? 'stream' : 'json'}@${connections}`] = { rps: ratio, floorCpu: cpuTimes('floor'), freewayCpu: cpuTimes('freeway'), overFloor: overFloor('freeway') };
       const errors = [...runs.bare, ...runs.floor, ...runs.freeway, ...runs.before].reduce((sum, run) => sum + run.errors, 0);
+      const cacheErrors = [...runs.cacheMiss, ...runs.cacheHit].reduce((sum, run) => sum + run.errors, 0);
+      const overOff = (which: Target): number => pick(which, 'cpuUsPerRequest') / pick('freeway', 'cpuUsPerRequest');
+      cacheRows.push(
+        `| ${stream ? 'stream' : 'non-stream'} | ${connections} | ${fmt(pick('freeway', 'rps'))} | ${fmt(pick('freeway', 'cpuUsPerRequest'))} | ${fmt(pick('cacheMiss', 'rps'))} | ${fmt(pick('cacheMiss', 'cpuUsPerRequest'))} | ${fmt(overOff('cacheMiss'), 2)} | ${fmt(pick('cacheHit', 'rps'))} | ${fmt(pick('cacheHit', 'cpuUsPerRequest'))} | ${fmt(overOff('cacheHit'), 2)} | ${cacheErrors} |`,
+      );
       const beforeCells = before ? ` ${fmt(pick('before', 'rps'))} | ${fmt(pick('before', 'cpuUsPerRequest'))} | ${fmt(cpuTimes('before'), 1)} | ${fmt(overFloor('before'), 2)} |` : '';
       log(
         `| ${stream ? 'stream' : 'non-stream'} | ${connections} | ${fmt(pick('bare', 'rps'))} | ${fmt(pick('freeway', 'rps'))} | ${fmt(ratio, 2)} | ${fmt(pick('bare', 'p50'), 2)} / ${fmt(pick('bare', 'p99'), 2)} | ${fmt(pick('freeway', 'p50'), 2)} / ${fmt(pick('freeway', 'p99'), 2)} | ${fmt(pick('bare', 'cpuUsPerRequest'))} | ${fmt(pick('floor', 'cpuUsPerRequest'))} | ${fmt(cpuTimes('floor'), 1)} | ${fmt(pick('freeway', 'cpuUsPerRequest'))} | ${fmt(cpuTimes('freeway'), 1)} | ${fmt(overFloor('freeway'), 2)} |${beforeCells} ${errors} |`,
@@ -336,10 +359,16 @@ async function main(): Promise<void> {
     }
   }
   log();
+  log('Response cache (CACHE=memory) against CACHE=off, the same request; misses sent with `Cache-Control: no-cache` (named, recorded, sealed and kept, not looked up), hits the same request answered from the cache:');
+  log();
+  log('| mode | conns | CACHE=off req/s | CACHE=off CPU µs/req | misses req/s | misses CPU µs/req | misses CPU × off | hits req/s | hits CPU µs/req | hits CPU × off | errors |');
+  log('|---|---|---|---|---|---|---|---|---|---|---|');
+  for (const row of cacheRows) log(row);
+  log();
 
-  const ttfb: Record<Target, number[]> = { bare: [], floor: [], freeway: [], before: [] };
+  const ttfb: Record<Target, number[]> = { bare: [], floor: [], freeway: [], before: [], cacheMiss: [], cacheHit: [] };
   for (let round = 0; round < rounds * 2; round++) {
-    for (const [name, target] of targets) ttfb[name].push(...(await timeToFirstByte(target.url, 200)));
+    for (const [name, target] of targets) if (name !== 'cacheMiss' && name !== 'cacheHit') ttfb[name].push(...(await timeToFirstByte(target.url, 200)));
   }
   const addedTtfb = median(ttfb.freeway) - median(ttfb.bare);
   const beforeTtfb = before ? `; before ${fmt(median(ttfb.before), 3)} ms, added ${fmt(median(ttfb.before) - median(ttfb.bare), 3)} ms` : '';

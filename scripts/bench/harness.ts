@@ -69,9 +69,10 @@ export function body(stream: boolean): string {
   return JSON.stringify({ model, stream, messages: [{ role: 'user', content: 'Benchmark me, please.' }], max_tokens: 64 });
 }
 
-/** A wrk script that POSTs the benchmark's completion. */
-export function wrkScript(stream: boolean): string {
-  return `wrk.method = "POST"\nwrk.body = '${body(stream)}'\nwrk.headers["Content-Type"] = "application/json"\nwrk.headers["X-Cerebras-Key"] = "${key}"\n`;
+/** A wrk script that POSTs the benchmark's completion, with `headers` besides. */
+export function wrkScript(stream: boolean, headers: Readonly<Record<string, string>> = {}): string {
+  const extra = Object.entries(headers).map(([name, value]) => `wrk.headers["${name}"] = "${value}"\n`).join('');
+  return `wrk.method = "POST"\nwrk.body = '${body(stream)}'\nwrk.headers["Content-Type"] = "application/json"\nwrk.headers["X-Cerebras-Key"] = "${key}"\n${extra}`;
 }
 
 export function median(values: number[]): number {
