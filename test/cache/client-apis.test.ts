@@ -126,6 +126,68 @@ describe('response cache: every cached endpoint, streamed and whole (CACHE=memor
     }
   }
 
+  it('a tool call and reasoning are replayed as the API streams them: chat completions and Messages, streamed and whole', async () => {
+    const weather = { type: 'function', function: { name: 'weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } } };
+    const args = '{"city":"Lisbon"}';
+    upstream.handle((req, res) => {
+      if (req.body?.stream !== true) return openAIText(res, 'unused', req);
+      openAISSE(res, [
+        { choices: [{ index: 0, delta: { role: 'assistant', reasoning: 'The user wants weather. ' }, finish_reason: null }] },
+        { choices: [{ index: 0, delta: { tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'weather', arguments: args.slice(0, 5) } }] }, finish_reason: null }] },
+        { choices: [{ index: 0, delta: { tool_calls: [{ index: 0, function: { arguments: args.slice(5) } }] }, finish_reason: null }] },
+        { choices: [{ index: 0, delta: {}, finish_reason: 'tool_calls' }], usage },
+      ]);
+    });
+    const chatPrompt = fresh('tool chat');
+    const chatTool = (stream: boolean): Promise<Sent> =>
+      post(freeway.url, '/v1/chat/completions', { model: MODEL, messages: [{ role: 'user', content: chatPrompt }], tools: [weather], stream }, groqKey());
+    const chatCall = (sent: Sent, stream: boolean): unknown => {
+      if (!stream) return JSON.parse(sent.body).choices[0].message.tool_calls.map((call: any) => [call.function.name, call.function.arguments]);
+      const events = dataOf(sent);
+      const name = events.flatMap((event) => event.choices?.[0]?.delta?.tool_calls ?? []).find((call: any) => call.function?.name)?.function.name;
+      const argsText = events.flatMap((event) => event.choices?.[0]?.delta?.tool_calls ?? []).map((call: any) => call.function?.arguments ?? '').join('');
+      const reasoning = events.map((event) => event.choices?.[0]?.delta?.reasoning_content ?? '').join('');
+      const finish = events.map((event) => event.choices?.[0]?.finish_reason).find(Boolean);
+      return [[name, argsText]].concat(reasoning ? [[reasoning, finish]] : [[finish]]);
+    };
+    for (const stream of [true, false]) {
+      const first = await chatTool(stream);
+      const calls = chatCalls(upstream);
+      const second = await chatTool(stream);
+      expect(second.headers.get('x-freeway-cache')).to.equal('hit');
+      expect(chatCalls(upstream)).to.equal(calls);
+      expect(chatCall(second, stream)).to.deep.equal(chatCall(first, stream));
+    }
+    expect(chatCall(await chatTool(true), true)).to.deep.equal([['weather', args], ['The user wants weather. ', 'tool_calls']]);
+
+    const messagesPrompt = fresh('tool messages');
+    const messagesTool = (stream: boolean): Promise<Sent> =>
+      post(
+        freeway.url,
+        '/v1/messages',
+        { model: MODEL, max_tokens: 200, messages: [{ role: 'user', content: messagesPrompt }], tools: [{ name: 'weather', input_schema: weather.function.parameters }], stream },
+        { 'anthropic-version': '2023-06-01', ...groqKey() },
+      );
+    const messagesCall = (sent: Sent, stream: boolean): unknown => {
+      if (!stream) return JSON.parse(sent.body).content.map((block: any) => [block.type, block.name ?? block.thinking ?? '', block.input ?? null]);
+      const events = dataOf(sent);
+      const starts = events.filter((event) => event.type === 'content_block_start').map((event) => [event.content_block.type, event.content_block.name ?? '']);
+      const json = events.filter((event) => event.delta?.type === 'input_json_delta').map((event) => event.delta.partial_json).join('');
+      const stop = events.find((event) => event.type === 'message_delta')?.delta?.stop_reason;
+      return [starts, JSON.parse(json), stop];
+    };
+    for (const stream of [true, false]) {
+      const first = await messagesTool(stream);
+      expect(first.status, first.body).to.equal(200);
+      const calls = chatCalls(upstream);
+      const second = await messagesTool(stream);
+      expect(second.headers.get('x-freeway-cache')).to.equal('hit');
+      expect(chatCalls(upstream)).to.equal(calls);
+      expect(messagesCall(second, stream)).to.deep.equal(messagesCall(first, stream));
+    }
+    expect(messagesCall(await messagesTool(true), true)).to.deep.equal([[['thinking', ''], ['tool_use', 'weather']], { city: 'Lisbon' }, 'tool_use']);
+  });
+
   it('a streamed answer and a whole one share one entry, and so may two client APIs that map to the same call', async () => {
     const prompt = fresh('shared');
     const [chat, , , gemini] = apis as [ApiCase, ApiCase, ApiCase, ApiCase];
