@@ -14,9 +14,11 @@ export interface CachedTurn<T> {
   readonly hit?: { readonly answer: T; readonly candidate: Candidate };
   /** Keeps a complete, successful answer of `candidate` (nothing unless the turn is a miss). */
   keep(answer: T, candidate: Candidate): void;
+  /** The most answer worth gathering to keep: past it the answer is passed on and not kept. */
+  readonly maxBytes: number;
 }
 
-const noTurn: CachedTurn<never> = { state: 'off', keep: () => {} };
+const noTurn: CachedTurn<never> = { state: 'off', keep: () => {}, maxBytes: 0 };
 
 /** A catalog model (not an alias) by its id; a model only a live list knows is never kept, as a hit could not name it. */
 function catalogModel(catalog: Catalog, id: string): CatalogModel | undefined {
@@ -56,5 +58,5 @@ export async function cachedTurn<T>({ cache, catalog, req, res, keys }: TurnRequ
     const answered: AnsweredBy = { provider: by.model.provider.id, model: by.model.id, healthId: by.healthId };
     turn.keep(answer, answered);
   };
-  return { state, hit: turn.hit && candidate ? { answer: turn.hit.answer, candidate } : undefined, keep };
+  return { state, hit: turn.hit && candidate ? { answer: turn.hit.answer, candidate } : undefined, keep, maxBytes: cache.maxEntryBytes };
 }

@@ -300,7 +300,7 @@ export function completionRoute<Req>(api: ClientApi<Req>, deps: CompletionDeps):
     try {
       if (api.stream(request)) {
         const routed = await model.doStream(options);
-        const stream = turn.state === 'miss' ? recordStream(routed.stream, deps.maxResponseBytes, (answer) => turn.keep(answer, routed.candidate)) : routed.stream;
+        const stream = turn.state === 'miss' ? recordStream(routed.stream, turn.maxBytes, (answer) => turn.keep(answer, routed.candidate)) : routed.stream;
         await sendStream({ res, routed: { ...routed, stream }, encoder: api.openStream(request), attempts, keys }, deps);
         return;
       }

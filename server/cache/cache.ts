@@ -43,6 +43,8 @@ export interface ResponseCache {
   turn<T>(headers: IncomingHttpHeaders, keys: KeySet, call: unknown): Promise<CacheTurn<T>>;
   /** Bytes held now (the store's measure), for /metrics. */
   bytes(): Promise<number>;
+  /** The largest answer kept (its text, as it is gathered): a larger one is passed on and not kept. */
+  readonly maxEntryBytes: number;
   close(): Promise<void>;
 }
 
@@ -111,6 +113,7 @@ export function createResponseCache(options: ResponseCacheOptions): ResponseCach
       return { state: 'miss', keep: (answer, by) => keep(lock, answer, by) };
     },
     bytes: () => store.bytes(),
+    maxEntryBytes: options.maxEntryBytes,
     close: () => store.close(),
   };
 }

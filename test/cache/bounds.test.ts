@@ -148,6 +148,33 @@ describe('response cache over HTTP: TTL, Age, usage per key and /metrics', funct
     expect(used).to.deep.include({ requests: 3, answers: 3, inputTokens: 21, outputTokens: 9, cacheHits: 3 });
   });
 
+  it('passes on a streamed answer larger than a sixteenth of CACHE_MAX_BYTES whole, and does not keep it', async () => {
+    const large = 'long-'.repeat(1_000);
+    upstream.handle((req, res) => openAIText(res, large, req));
+    try {
+      const send = async (): Promise<{ cache: string | null; text: string }> => {
+        const res = await fetch(`${freeway.url}/v1/chat/completions`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...groq },
+          body: JSON.stringify({ model: MODEL, stream: true, messages: [{ role: 'user', content: 'a large answer' }] }),
+        });
+        const text = (await res.text())
+          .split('\n')
+          .filter((line) => line.startsWith('data: {'))
+          .map((line) => JSON.parse(line.slice(6)).choices?.[0]?.delta?.content ?? '')
+          .join('');
+        return { cache: res.headers.get('x-freeway-cache'), text };
+      };
+      const first = await send();
+      expect(first.text).to.equal(large);
+      const second = await send();
+      expect(second.cache).to.equal('miss');
+      expect(second.text).to.equal(large);
+    } finally {
+      upstream.handle((req, res) => openAIText(res, 'Kept for a minute', req));
+    }
+  });
+
   it('stays within CACHE_MAX_BYTES under a flood of distinct requests, and counts what it drops', async () => {
     for (let i = 0; i < 120; i++) await chat(freeway, `flood ${i} ${'x'.repeat(200)}`);
     const text = await metricsText(freeway);
