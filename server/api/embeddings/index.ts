@@ -5,7 +5,7 @@ import type { ShutdownGate } from '../../http/shutdown.ts';
 import { lookUpModel } from '../lookup.ts';
 import { runWholeCall } from '../whole-call.ts';
 import { cachedTurn } from '../cached.ts';
-import { setRoutingHeaders } from '../completion.ts';
+import { setRoutingHeaders } from '../routed-call.ts';
 import type { ResponseCache } from '../../cache/index.ts';
 import { checkForModels, parseEmbeddingsRequest, type EmbeddingsRequest } from './request.ts';
 import { beginCall, type AttemptControl, type Candidate, type Router } from '../../routing/index.ts';
