@@ -8,6 +8,7 @@ import { Redis } from 'ioredis';
 import { createKeyHasher } from '../../server/state/key-hash.ts';
 import { startFreeway, type RunningFreeway } from '../support/freeway.ts';
 import { testKeys } from '../support/keys.ts';
+import { freePort } from '../support/process.ts';
 import { skipWithoutRedis, startRedis, type RunningRedis } from '../support/redis.ts';
 import { json, openAIText, startUpstream, type FakeUpstream } from '../support/upstream.ts';
 import { GROQ_FIRST } from '../support/current-models.ts';
@@ -122,5 +123,30 @@ describe('response cache in Redis (CACHE=redis)', function () {
     for (const name of await peek.zrange('freeway:cache:index', '0', '-1')) held += (await peek.strlen(name)) + name.length;
     expect(held).to.be.at.most(counted);
     expect((await chat(first, `flood 79 ${'y'.repeat(300)}`, key(5))).cache).to.equal('hit');
+  });
+});
+
+describe('response cache with CACHE=redis while Redis does not answer', function () {
+  this.timeout(20_000);
+
+  it("keeps answers in the process's memory, says so in the log, and serves hits from it", async () => {
+    const upstream = await startUpstream((req, res) => openAIText(res, ANSWER, req));
+    const port = await freePort();
+    const freeway = await startFreeway({
+      env: { CACHE: 'redis', REDIS_URL: `redis://127.0.0.1:${port}`, KEY_HASH_SECRET: SECRET, GROQ_BASE_URL: upstream.url },
+      awaitRedis: false,
+    });
+    try {
+      expect((await chat(freeway, 'Redis is away', key(6))).cache).to.equal('miss');
+      const calls = upstream.requests.length;
+      const hit = await chat(freeway, 'Redis is away', key(6), true);
+      expect(hit.cache).to.equal('hit');
+      expect(hit.body).to.include('quarterly figures');
+      expect(upstream.requests.length).to.equal(calls);
+      await freeway.logged(/Response cache kept in this process's memory: Redis did not answer/);
+    } finally {
+      await freeway.close();
+      await upstream.close();
+    }
   });
 });
