@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { sharedOutcome, type HealthPolicy, type HealthRecord, type HealthStore } from '../health.ts';
+import { sharedOutcome, type HealthPolicy, type HealthRecord, type HealthStore } from '../health-records.ts';
 import { defineScript } from './client.ts';
 
 /*
