@@ -49,6 +49,17 @@ function anonymousHeader(req: Request, headers: readonly { readonly name: string
   return undefined;
 }
 
+/**
+ * Whether a request may call a provider without a key: a POST to a route that calls one (chat,
+ * Responses, Messages, Gemini's calls, embeddings, transcription). Listings, `/v1/providers` (its
+ * `?check=1` calls no one for anonymous access) and token counts, estimated here, call nobody.
+ */
+function mayCallProvider(req: Request): boolean {
+  if (req.method !== 'POST') return false;
+  const path = req.path;
+  return !path.endsWith('/count_tokens') && !path.endsWith(':countTokens');
+}
+
 export function anonymousAccess({ plugins, mode, perMinute, clientOf, maxClients }: AnonymousAccessOptions): RequestHandler {
   const headers = plugins.filter((plugin) => plugin.anonymous).map((plugin) => ({ name: plugin.header.toLowerCase(), header: plugin.header }));
   const limit = rateLimit({
@@ -71,6 +82,7 @@ export function anonymousAccess({ plugins, mode, perMinute, clientOf, maxClients
     if (header === undefined) return next();
     if (mode === 'off') return next(freewayError('FREEWAY_ANONYMOUS_OFF', { header }));
     if (mode === 'local' && !isLocalAddress(req.ip)) return next(freewayError('FREEWAY_ANONYMOUS_NOT_LOCAL', { header }));
-    return limit(req, res, next);
+    // ANONYMOUS_PER_MINUTE counts calls that may reach a provider, not reads that call no one.
+    return mayCallProvider(req) ? limit(req, res, next) : next();
   };
 }

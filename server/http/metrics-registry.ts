@@ -33,6 +33,10 @@ export interface Metrics {
   cacheEvicted(count: number): void;
   /** The response cache's bytes held, read at each scrape. */
   watchCacheBytes(bytes: () => Promise<number>): void;
+  /** One request held for a provider's window or slot, for `ms`. */
+  waited(provider: string, ms: number): void;
+  /** The held-requests gauge reads `held` when scraped. */
+  watchHeld(held: () => number): void;
 }
 
 /** A request's route label: its route's pattern, else the table's route of its path (no route ran: the rate limit answered first, a preflight), else `unmatched`. */
@@ -45,7 +49,7 @@ function routeLabel(req: Request): string {
   return routeOfPath(query === -1 ? url : url.slice(0, query)) ?? 'unmatched';
 }
 
-const attemptLabels = new Set(['timeout', 'connection', 'bad_response', 'aborted', 'deadline', 'unsupported', 'internal', 'request', 'model_unavailable', 'context_too_long']);
+const attemptLabels = new Set(['busy', 'timeout', 'connection', 'bad_response', 'aborted', 'deadline', 'unsupported', 'internal', 'request', 'model_unavailable', 'context_too_long']);
 
 /** An attempt's status (`200`, `429`, `timeout`, `200 then bad stream`) as one of a few outcomes. */
 export function attemptOutcome(status: number | string): string {
@@ -58,6 +62,7 @@ export function attemptOutcome(status: number | string): string {
     return 'server_error';
   }
   if (status.startsWith('200 ')) return 'bad_stream';
+  if (status.startsWith('busy')) return 'busy';
   return attemptLabels.has(status) ? status : 'other';
 }
 
@@ -113,6 +118,13 @@ function createInstruments(registry: Registry) {
     labelNames: ['provider', 'scope'] as const,
     registers: [registry],
   });
+  const waits = new Histogram({
+    name: 'freeway_wait_seconds',
+    help: 'How long requests were held for a key\'s rate-limit window or concurrency slot before they were tried again, by provider.',
+    labelNames: ['provider'] as const,
+    buckets: [0.1, 0.5, 1, 2, 5, 10, 20, 40, 80, 120],
+    registers: [registry],
+  });
   const droppedConnections = new Counter({
     name: 'freeway_connections_dropped_total',
     help: 'Connections closed on arrival because MAX_CONNECTIONS connections were open.',
@@ -129,7 +141,7 @@ function createInstruments(registry: Registry) {
     help: 'Kept answers dropped, least recently used first, to stay within CACHE_MAX_BYTES.',
     registers: [registry],
   });
-  return { requests, attempts, firstToken, duration, refusals, listings, quarantines, droppedConnections, cacheLookups, cacheEvictions };
+  return { requests, attempts, firstToken, duration, refusals, listings, quarantines, droppedConnections, waits, cacheLookups, cacheEvictions };
 }
 
 type Instruments = ReturnType<typeof createInstruments>;
@@ -207,7 +219,7 @@ function countRequests({ requests, attempts, duration }: Instruments, open: Set<
       const locals = res.locals;
       const status = locals.cut?.status ?? (res.writableFinished ? res.statusCode : 499);
       requests.inc({ route: routeLabel(req), status: String(status) });
-      for (const attempt of locals.attempts ?? []) attempts.inc({ provider: attempt.provider, outcome: attemptOutcome(attempt.status) });
+      for (const attempt of locals.attempts ?? []) if (attempt.waitedMs === undefined) attempts.inc({ provider: attempt.provider, outcome: attemptOutcome(attempt.status) });
       const provider = res.getHeader('x-freeway-provider');
       if (typeof provider === 'string') duration.observe({ provider }, (performance.now() - started) / 1000);
     };
@@ -220,7 +232,16 @@ function countRequests({ requests, attempts, duration }: Instruments, open: Set<
 export function createMetrics(now: () => number = Date.now): Metrics {
   const registry = new Registry();
   const instruments = createInstruments(registry);
-  const { firstToken, refusals, listings, quarantines, droppedConnections, cacheLookups, cacheEvictions } = instruments;
+  const { firstToken, refusals, listings, quarantines, droppedConnections, waits, cacheLookups, cacheEvictions } = instruments;
+  let heldNow = (): number => 0;
+  new Gauge({
+    name: 'freeway_requests_held',
+    help: 'Requests held now for a key\'s rate-limit window or concurrency slot (at most WAIT_QUEUE_MAX per process).',
+    registers: [registry],
+    collect() {
+      this.set(heldNow());
+    },
+  });
   const middleware = countRequests(instruments, watchOpenResponses(registry));
   const see = watchKeyStates(registry, now);
 
@@ -242,6 +263,10 @@ export function createMetrics(now: () => number = Date.now): Metrics {
           this.set(await bytes().catch(() => 0));
         },
       });
+    },
+    waited: (provider, ms) => waits.observe({ provider }, ms / 1000),
+    watchHeld(held) {
+      heldNow = held;
     },
     watchHealth(store) {
       return {
