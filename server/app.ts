@@ -1,4 +1,3 @@
-import cors from 'cors';
 import express, { type Express, type Request, type RequestHandler } from 'express';
 import type { Store } from 'express-rate-limit';
 import type { Logger } from 'pino';
@@ -19,6 +18,8 @@ import { createMetrics } from './http/metrics-registry.ts';
 import { metricsEndpoint } from './http/metrics-endpoint.ts';
 import { createThrottledWarn } from './state/warn-every.ts';
 import { requestId } from './http/request-id.ts';
+import { leanJson } from './http/json-response.ts';
+import { corsHeaders } from './http/cors.ts';
 import { didYouMeanText, indexModels, maxDistance, nearest } from '../catalog/suggest.ts';
 import { createShutdown } from './http/shutdown.ts';
 import { createRedactor } from './core/redact.ts';
@@ -247,6 +248,7 @@ function createHandlers(deps: AppDeps, { redact, readKeys, hashKey, upstreamFetc
     router,
     maxInputs: config.limits.embeddingsMaxInputs,
     shutdown: shutdown.gate,
+    maxWaitMs: config.routing.maxWaitMs,
     clientOf,
     models: cachedModels(config.providers.baseURLs, upstreamFetch, config.limits.responseMaxBytes, (entry, options) => {
       if (!entry.provider.createEmbeddingModel) throw new Error(`${entry.provider.id} declares embedding models without createEmbeddingModel`);
@@ -268,6 +270,7 @@ function createHandlers(deps: AppDeps, { redact, readKeys, hashKey, upstreamFetc
     readKeys,
     router,
     shutdown: shutdown.gate,
+    maxWaitMs: config.routing.maxWaitMs,
     models: cachedModels(config.providers.baseURLs, upstreamFetch, config.limits.responseMaxBytes, (entry, options) => {
       if (!entry.provider.createTranscriptionModel) throw new Error(`${entry.provider.id} declares transcription models without createTranscriptionModel`);
       return entry.provider.createTranscriptionModel(options);
@@ -360,6 +363,7 @@ export function createApp(deps: AppDeps): FreewayApp {
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('query parser', false);
+  leanJson(app);
   // req.ip / req.ips: the rate limit's client (http/rate-limit.ts).
   app.set('trust proxy', config.server.trustProxy);
 
@@ -370,8 +374,8 @@ export function createApp(deps: AppDeps): FreewayApp {
   app.use(metrics.middleware);
   app.use(
     [...apiPrefixes],
-    cors({
-      origin: config.server.corsOrigins === '*' ? '*' : [...config.server.corsOrigins],
+    corsHeaders({
+      origins: config.server.corsOrigins,
       methods: ['GET', 'POST', 'OPTIONS'],
       // No allowedHeaders: a preflight is allowed the headers it asks for (key
       // headers, and whatever a client SDK adds, such as the openai SDK's

@@ -23,7 +23,7 @@ import { recordStream, replayStream, type ResponseCache } from '../cache/index.t
 import type { KeyReader, KeySet } from '../core/keys.ts';
 import type { ClientApi, StreamEncoder } from './client-api.ts';
 import { lookUpModel } from './lookup.ts';
-import { callerController, routeFailed, setRoutingHeaders, SHUTDOWN_REASON } from './routed-call.ts';
+import { callerController, maxWaitOf, routeFailed, setRoutingHeaders, SHUTDOWN_REASON } from './routed-call.ts';
 
 /*
  * The completion pipeline every client API's routed endpoint shares: validate, resolve
@@ -51,22 +51,6 @@ export interface CompletionDeps {
   readonly cache?: ResponseCache;
   /** MAX_WAIT_MS: the most a request may ask to be held with X-Freeway-Max-Wait; 0 (no waiting) when absent. */
   readonly maxWaitMs?: number;
-}
-
-/** Seconds, with decimals: `4`, `0.5`. */
-const SECONDS = /^\d+(?:\.\d+)?$/;
-
-/**
- * X-Freeway-Max-Wait: how long this request may be held for a rate-limit window or a concurrency
- * slot, in seconds from 0 to MAX_WAIT_MS; anything else is a 400 naming the range. Undefined when absent.
- */
-export function maxWaitOf(req: Request, maxWaitMs = 0): number | undefined {
-  const raw = req.headers['x-freeway-max-wait'];
-  if (raw === undefined) return undefined;
-  const text = (Array.isArray(raw) ? raw.join(',') : raw).trim();
-  const ms = SECONDS.test(text) ? Math.round(Number(text) * 1000) : NaN;
-  if (!(ms <= maxWaitMs)) throw invalidField('X-Freeway-Max-Wait', `must be a number of seconds from 0 to ${maxWaitMs / 1000} (MAX_WAIT_MS)`);
-  return ms;
 }
 
 /** The strategy a request asks for with `X-Freeway-Routing`, if it asks; any other value is a 400 naming the header. */

@@ -1,26 +1,24 @@
 import type { EmbeddingModelV4 } from '@ai-sdk/provider';
 import type { Request, RequestHandler, Response } from 'express';
 import type { Catalog, CatalogModel } from '../../../catalog/catalog.ts';
-import type { ShutdownGate } from '../../http/shutdown.ts';
 import { lookUpModel } from '../lookup.ts';
-import { runWholeCall } from '../whole-call.ts';
+import { runWholeCall, type WholeCallDeps } from '../whole-call.ts';
 import { cachedTurn } from '../cached.ts';
 import { setRoutingHeaders } from '../routed-call.ts';
 import type { ResponseCache } from '../../cache/index.ts';
 import { checkForModels, parseEmbeddingsRequest, type EmbeddingsRequest } from './request.ts';
-import { beginCall, type AttemptControl, type Candidate, type Router } from '../../routing/index.ts';
+import { beginCall, type AttemptControl, type Candidate } from '../../routing/index.ts';
 import { authHeadersFor, type KeyReader, type KeySet } from '../../core/keys.ts';
 
 export type EmbeddingModelSource = (model: CatalogModel) => Promise<EmbeddingModelV4>;
 
-export interface EmbeddingsDeps {
+/** With the router, the shutdown gate and MAX_WAIT_MS of every call routed whole. */
+export interface EmbeddingsDeps extends WholeCallDeps {
   readonly catalog: Catalog;
   readonly readKeys: KeyReader;
-  readonly router: Router;
   readonly models: EmbeddingModelSource;
   /** EMBEDDINGS_MAX_INPUTS */
   readonly maxInputs: number;
-  readonly shutdown: ShutdownGate;
   /** The rate limit's client, for the listings a pinned live model may start (LISTINGS_PER_MINUTE). */
   readonly clientOf?: (req: Request) => string;
   /** The response cache; absent with CACHE=off. */
