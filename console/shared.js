@@ -6,7 +6,7 @@
 /**
  * @typedef {{ cardRequired: boolean, source: string, checked: string }} SignUp
  * @typedef {{ limits: string, privacy: string, source: string, checked: string }} AnonymousAccess
- * @typedef {{ model: string, requests: number, answers: number, failures: Record<string, number>, inputTokens: number, outputTokens: number }} ModelUsage
+ * @typedef {{ model: string, requests: number, answers: number, failures: Record<string, number>, inputTokens: number, outputTokens: number, cacheHits?: number }} ModelUsage
  * @typedef {{ day: string, models: ModelUsage[] }} UsageDay
  * @typedef {{ days: UsageDay[] }} Usage
  * @typedef {{ remainingRequests?: number, requestsResetAt?: string, remainingTokens?: number, tokensResetAt?: string }} Quota

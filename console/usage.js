@@ -8,7 +8,7 @@ import { byId, counted, el, onChange, state, svg } from './shared.js';
 /**
  * @typedef {import('./shared.js').KeyEntry} KeyEntry
  * @typedef {import('./shared.js').ModelUsage} ModelUsage
- * @typedef {{ requests: number, answers: number, failures: number, inputTokens: number, outputTokens: number }} Totals
+ * @typedef {{ requests: number, answers: number, failures: number, inputTokens: number, outputTokens: number, cacheHits: number }} Totals
  */
 
 const DAY_MS = 86_400_000;
@@ -25,8 +25,9 @@ const failureCount = (failures) => Object.values(failures).reduce((sum, count) =
 
 /** @param {ModelUsage[]} models @returns {Totals} */
 function totals(models) {
-  const sum = { requests: 0, answers: 0, failures: 0, inputTokens: 0, outputTokens: 0 };
+  const sum = { requests: 0, answers: 0, failures: 0, inputTokens: 0, outputTokens: 0, cacheHits: 0 };
   for (const model of models) {
+    sum.cacheHits += model.cacheHits ?? 0;
     sum.requests += model.requests;
     sum.answers += model.answers;
     sum.failures += failureCount(model.failures);
@@ -67,7 +68,7 @@ function chart(days, perDay, name) {
   const drawing = svg('svg', { class: 'chart', viewBox: `0 0 ${days.length * CHART.dayWidth} ${height}`, role: 'img', 'aria-label': label }, svg('title', { text: label }));
   const baseline = CHART.top + CHART.barHeight;
   days.forEach((day, i) => {
-    const sum = perDay.get(day) ?? { requests: 0, answers: 0, failures: 0, inputTokens: 0, outputTokens: 0 };
+    const sum = perDay.get(day) ?? { requests: 0, answers: 0, failures: 0, inputTokens: 0, outputTokens: 0, cacheHits: 0 };
     const x = i * CHART.dayWidth + (CHART.dayWidth - CHART.barWidth) / 2;
     const answered = (sum.answers / most) * CHART.barHeight;
     const failed = (sum.failures / most) * CHART.barHeight;
@@ -139,7 +140,7 @@ function keyUsage(providerName, entry) {
   const today = perDay.get(days[days.length - 1] ?? '') ?? totals([]);
   const week = totals(recorded.flatMap((day) => day.models));
   block.append(
-    el('p', { class: 'usage-summary', text: `Today: ${counted(today.requests, 'request')}, ${today.answers} answered, ${today.failures} failed; ${today.inputTokens.toLocaleString('en')} tokens in, ${today.outputTokens.toLocaleString('en')} out. Seven days: ${counted(week.requests, 'request')}, ${week.inputTokens.toLocaleString('en')} tokens in, ${week.outputTokens.toLocaleString('en')} out.` }),
+    el('p', { class: 'usage-summary', text: `Today: ${counted(today.requests, 'request')}, ${today.answers} answered, ${today.failures} failed; ${today.inputTokens.toLocaleString('en')} tokens in, ${today.outputTokens.toLocaleString('en')} out${today.cacheHits > 0 ? `; ${counted(today.cacheHits, 'answer')} from the response cache` : ''}. Seven days: ${counted(week.requests, 'request')}, ${week.inputTokens.toLocaleString('en')} tokens in, ${week.outputTokens.toLocaleString('en')} out.` }),
     chart(days, perDay, name),
     el('p', { class: 'legend', 'aria-hidden': 'true' }, el('span', { class: 'swatch swatch-answers' }), ' answered ', el('span', { class: 'swatch swatch-failures' }), ' failed'),
     modelTable(entry, days, `${name}, by model`),

@@ -84,7 +84,7 @@ interface Running {
   readonly proc: ChildProcess;
   readonly pid: number;
   readonly url: string;
-  /** The request headers this target is sent instead of the key header (Portkey's: provider, host, key). */
+  /** The request headers this target is sent instead of the key header (Portkey's: provider, host, key; for cache misses the key and `Cache-Control: no-cache`). */
   readonly headers?: Readonly<Record<string, string>>;
 }
 
@@ -194,7 +194,7 @@ function startFreeway(env: Record<string, string>, port: number, nodeFlags = ser
   return startNode(proxyCpu, 'dist/server/main.js', env, port, '/health', nodeFlags, dir);
 }
 
-type Target = 'bare' | 'floor' | 'freeway' | 'before' | 'portkey';
+type Target = 'bare' | 'floor' | 'freeway' | 'before' | 'portkey' | 'cacheMiss' | 'cacheHit';
 
 /** Portkey's gateway on the proxy's core, with the Node flags Freeway's server gets; each request names the mock as its OpenAI host. */
 async function startPortkey(upstream: string, port: number): Promise<Running> {
@@ -258,7 +258,7 @@ async function slowStreamRow(mockCmd: string, mockArgs: string[], log: (line?: s
     ['freeway', async () => { const p = await freePort(); return startFreeway(freewayEnv(p, upstream), p); }],
   ];
   if (beforeDir) starters.push(['before', async () => { const p = await freePort(); return startFreeway(freewayEnv(p, upstream), p, undefined, beforeDir); }]);
-  const results: Record<Target, Array<{ completed: number; cpu: number }>> = { bare: [], floor: [], freeway: [], before: [], portkey: [] };
+  const results: Record<Target, Array<{ completed: number; cpu: number }>> = { bare: [], floor: [], freeway: [], before: [], portkey: [], cacheMiss: [], cacheHit: [] };
   for (let round = 0; round < rounds; round++) {
     for (const [name, start] of starters) {
       const target = await start();
@@ -346,9 +346,23 @@ async function main(): Promise<void> {
   const freeway = await startFreeway(freewayEnv(freewayPort, upstream), freewayPort);
   const beforePort = await freePort();
   const before = beforeDir ? await startFreeway(freewayEnv(beforePort, upstream), beforePort, undefined, beforeDir) : undefined;
+  // The response cache (CACHE=memory): misses (every request with `Cache-Control: no-cache`, which still names, records,
+  // seals and keeps its answer: all a miss costs but the lookup), and hits (the same request again and again).
+  const cacheMissPort = await freePort();
+  const cacheMiss = { ...(await startFreeway({ ...freewayEnv(cacheMissPort, upstream), CACHE: 'memory' }, cacheMissPort)), headers: { 'X-Cerebras-Key': key, 'Cache-Control': 'no-cache' } };
+  const cacheHitPort = await freePort();
+  const cacheHit = await startFreeway({ ...freewayEnv(cacheHitPort, upstream), CACHE: 'memory' }, cacheHitPort);
   const portkeyPort = await freePort();
   const portkey = withPortkey ? await startPortkey(upstream, portkeyPort) : undefined;
-  const targets: Array<[Target, Running]> = [['bare', bare], ['floor', floor], ['freeway', freeway], ...(before ? [['before', before] as [Target, Running]] : []), ...(portkey ? [['portkey', portkey] as [Target, Running]] : [])];
+  const targets: Array<[Target, Running]> = [
+    ['bare', bare],
+    ['floor', floor],
+    ['freeway', freeway],
+    ...(before ? [['before', before] as [Target, Running]] : []),
+    ...(portkey ? [['portkey', portkey] as [Target, Running]] : []),
+    ['cacheMiss', cacheMiss],
+    ['cacheHit', cacheHit],
+  ];
   await new Promise((r) => setTimeout(r, 1000));
   const coldRss = rssBytes(freeway.pid);
   // One request each so that lazy work is not counted as start-up of the run.
@@ -362,12 +376,14 @@ async function main(): Promise<void> {
   log(`|---|---|---|---|---|---|---|---|---|---|---|---|---|${before ? '---|---|---|---|' : ''}---|`);
   /** Per row (`json@16`, `stream@64`, ...): Freeway's requests per second against the bare proxy's, and the CPU per request of the floor and of Freeway against the bare proxy's and of Freeway against the floor's. */
   const rows: Record<string, { rps: number; floorCpu: number; freewayCpu: number; overFloor: number }> = {};
+  /** Per row: Freeway's CPU per request with CACHE=off, and with CACHE=memory on misses and on hits. */
+  const cacheRows: string[] = [];
   /** Per row, as the Portkey table shows it: Freeway's and Portkey's medians. */
   const portkeyRows: string[] = [];
   const behindPortkey: string[] = [];
   for (const stream of [false, true]) {
     for (const connections of concurrencies) {
-      const runs: Record<Target, Measured[]> = { bare: [], floor: [], freeway: [], before: [], portkey: [] };
+      const runs: Record<Target, Measured[]> = { bare: [], floor: [], freeway: [], before: [], portkey: [], cacheMiss: [], cacheHit: [] };
       for (let round = 0; round < rounds; round++) {
         for (const [name, target] of targets) runs[name].push(measure(target, stream, connections));
       }
@@ -377,6 +393,11 @@ async function main(): Promise<void> {
       const overFloor = (which: Target): number => pick(which, 'cpuUsPerRequest') / pick('floor', 'cpuUsPerRequest');
       rows[`${stream ? 'stream' : 'json'}@${connections}`] = { rps: ratio, floorCpu: cpuTimes('floor'), freewayCpu: cpuTimes('freeway'), overFloor: overFloor('freeway') };
       const errors = [...runs.bare, ...runs.floor, ...runs.freeway, ...runs.before].reduce((sum, run) => sum + run.errors, 0);
+      const cacheErrors = [...runs.cacheMiss, ...runs.cacheHit].reduce((sum, run) => sum + run.errors, 0);
+      const overOff = (which: Target): number => pick(which, 'cpuUsPerRequest') / pick('freeway', 'cpuUsPerRequest');
+      cacheRows.push(
+        `| ${stream ? 'stream' : 'non-stream'} | ${connections} | ${fmt(pick('freeway', 'rps'))} | ${fmt(pick('freeway', 'cpuUsPerRequest'))} | ${fmt(pick('cacheMiss', 'rps'))} | ${fmt(pick('cacheMiss', 'cpuUsPerRequest'))} | ${fmt(overOff('cacheMiss'), 2)} | ${fmt(pick('cacheHit', 'rps'))} | ${fmt(pick('cacheHit', 'cpuUsPerRequest'))} | ${fmt(overOff('cacheHit'), 2)} | ${cacheErrors} |`,
+      );
       if (portkey) {
         const row = `${stream ? 'stream' : 'non-stream'}@${connections}`;
         const overPortkey = pick('freeway', 'rps') / pick('portkey', 'rps');
@@ -393,6 +414,13 @@ async function main(): Promise<void> {
     }
   }
   log();
+  log('Response cache (CACHE=memory) against CACHE=off, the same request; misses sent with `Cache-Control: no-cache` (named, recorded, sealed and kept, not looked up), hits the same request answered from the cache:');
+  log();
+  log('| mode | conns | CACHE=off req/s | CACHE=off CPU µs/req | misses req/s | misses CPU µs/req | misses CPU × off | hits req/s | hits CPU µs/req | hits CPU × off | errors |');
+  log('|---|---|---|---|---|---|---|---|---|---|---|');
+  for (const row of cacheRows) log(row);
+  log();
+
   if (portkey) {
     log(`Portkey's gateway (@portkey-ai/gateway ${portkeyVersion()}) in the same runs, on the same core and mock:`);
     log();
@@ -410,10 +438,10 @@ async function main(): Promise<void> {
     return;
   }
 
-  const ttfb: Record<Target, number[]> = { bare: [], floor: [], freeway: [], before: [], portkey: [] };
+  const ttfb: Record<Target, number[]> = { bare: [], floor: [], freeway: [], before: [], portkey: [], cacheMiss: [], cacheHit: [] };
   for (let round = 0; round < rounds * 2; round++) {
-    // Portkey holds every stream 25 ms before its first chunk: not a time this row compares.
-    for (const [name, target] of targets) if (name !== 'portkey') ttfb[name].push(...(await timeToFirstByte(target.url, 200)));
+    // Portkey holds every stream 25 ms before its first chunk, and the cache's targets are Freeway's own: not times this row compares.
+    for (const [name, target] of targets) if (name !== 'portkey' && name !== 'cacheMiss' && name !== 'cacheHit') ttfb[name].push(...(await timeToFirstByte(target.url, 200)));
   }
   const addedTtfb = median(ttfb.freeway) - median(ttfb.bare);
   const beforeTtfb = before ? `; before ${fmt(median(ttfb.before), 3)} ms, added ${fmt(median(ttfb.before) - median(ttfb.bare), 3)} ms` : '';

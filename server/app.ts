@@ -27,7 +27,8 @@ import { createStores } from './state/stores.ts';
 import type { KeyCheckStore } from './state/key-checks.ts';
 import type { KnowledgeStore } from './state/knowledge.ts';
 import type { StickyStore } from './state/conversation-models.ts';
-import { createUsageCounter, type UsageStore } from './state/usage-records.ts';
+import { CACHE_HIT_EVENT, createUsageCounter, type UsageStore } from './state/usage-records.ts';
+import { createConfiguredCache } from './cache/index.ts';
 import { chatApi } from './api/chat/index.ts';
 import { responsesApi } from './api/responses/index.ts';
 import type { ClientApiOptions } from './api/client-api.ts';
@@ -170,11 +171,20 @@ function createServices(deps: AppDeps) {
   const waiting = { queue: waitQueue, slots: stores.slotStore, maxWaitMs: config.routing.maxWaitMs, onWaited: metrics.waited };
   const router = createRouter({ config, health: healthStore, hashKey, latency, redact, random: deps.random, now: deps.now, knowledge, providers, sticky, usage, waiting });
   const conversations = config.sticky.mode ? createTextHasher(config.state.keyHashSecret) : undefined;
+  const cache = createConfiguredCache({
+    config,
+    logger,
+    warn: createThrottledWarn(logger),
+    now: deps.now,
+    // A hit is counted against the key and model that gave the answer: no attempt, no tokens.
+    events: { looked: metrics.cacheLooked, evicted: metrics.cacheEvicted, hit: (by) => usage?.count(by.healthId, by.model, CACHE_HIT_EVENT) },
+  });
+  if (cache) metrics.watchCacheBytes(cache.bytes);
   const clientOf = (req: Request): string => clientIp(req, config.rateLimit.ipv6Subnet);
   const rateLimit = createRateLimit({ max: config.rateLimit.max, windowMs: config.rateLimit.windowMs, ipv6Subnet: config.rateLimit.ipv6Subnet, store: stores.rateLimitStore, onRefused: metrics.rateLimited });
   const shutdown = createShutdown();
   const readiness: Readiness = { phase: 'starting' };
-  return { redact, readKeys, hashKey, stores, metrics, healthStore, upstreamFetch, knowledge, usage, router, clientOf, rateLimit, shutdown, readiness, conversations, waitQueue };
+  return { redact, readKeys, hashKey, stores, metrics, healthStore, upstreamFetch, knowledge, usage, router, clientOf, rateLimit, shutdown, readiness, conversations, waitQueue, cache };
 }
 
 type Services = ReturnType<typeof createServices>;
@@ -194,7 +204,7 @@ function createClientApis({ config, catalog }: AppDeps) {
 }
 
 /** The route handlers and body readers, on top of the services. */
-function createHandlers(deps: AppDeps, { redact, readKeys, hashKey, upstreamFetch, knowledge, router, clientOf, shutdown, conversations }: Services) {
+function createHandlers(deps: AppDeps, { redact, readKeys, hashKey, upstreamFetch, knowledge, router, clientOf, shutdown, conversations, cache }: Services) {
   const { config, catalog } = deps;
   const completions = {
     catalog,
@@ -207,6 +217,7 @@ function createHandlers(deps: AppDeps, { redact, readKeys, hashKey, upstreamFetc
     shutdown: shutdown.gate,
     clientOf,
     conversations,
+    cache,
     maxWaitMs: config.routing.maxWaitMs,
   };
   const apis = createClientApis(deps);
@@ -236,6 +247,7 @@ function createHandlers(deps: AppDeps, { redact, readKeys, hashKey, upstreamFetc
   });
   const embeddingDeps = {
     catalog,
+    cache,
     readKeys,
     router,
     maxInputs: config.limits.embeddingsMaxInputs,
@@ -348,7 +360,7 @@ function mountRoutes(app: Express, config: Config, handlers: RouteHandlers, read
 export function createApp(deps: AppDeps): FreewayApp {
   const { config, logger } = deps;
   const services = createServices(deps);
-  const { redact, readKeys, stores, metrics, knowledge, usage, rateLimit, shutdown, readiness, waitQueue } = services;
+  const { redact, readKeys, stores, metrics, knowledge, usage, rateLimit, shutdown, readiness, waitQueue, cache } = services;
   const handlers = createHandlers(deps, services);
 
   const app = express();
@@ -377,7 +389,7 @@ export function createApp(deps: AppDeps): FreewayApp {
       // headers, and whatever a client SDK adds, such as the openai SDK's
       // x-stainless-*). No route reads cookies or credentials, so nothing is
       // gained by refusing a header, and the list stays right when SDKs change.
-      exposedHeaders: ['Retry-After', 'RateLimit', 'RateLimit-Policy', 'X-Request-Id', 'X-Freeway-Provider', 'X-Freeway-Model', 'X-Freeway-Attempts', 'X-Freeway-Dropped-Tools', 'X-Freeway-Waited', TRACE_ID_HEADER],
+      exposedHeaders: ['Retry-After', 'RateLimit', 'RateLimit-Policy', 'X-Request-Id', 'X-Freeway-Provider', 'X-Freeway-Model', 'X-Freeway-Attempts', 'X-Freeway-Dropped-Tools', 'X-Freeway-Waited', 'X-Freeway-Cache', 'Age', TRACE_ID_HEADER],
       maxAge: 600,
     }),
   );
@@ -415,6 +427,7 @@ export function createApp(deps: AppDeps): FreewayApp {
       waitQueue.close();
       knowledge.close();
       await usage?.close();
+      await cache?.close();
       await stores.close();
       await deps.tracing?.shutdown(flushWithinMs);
     },

@@ -12,11 +12,14 @@ import {
   conversationOf,
   routedModel,
   type AttemptLog,
+  type Collected,
   type ModelSource,
   type RoutedFinish,
   type RoutedStreamResult,
   type Router,
 } from '../routing/index.ts';
+import { cachedTurn, type CachedTurn } from './cached.ts';
+import { recordStream, replayStream, type ResponseCache } from '../cache/index.ts';
 import type { KeyReader, KeySet } from '../core/keys.ts';
 import type { ClientApi, StreamEncoder } from './client-api.ts';
 import { lookUpModel } from './lookup.ts';
@@ -45,6 +48,8 @@ export interface CompletionDeps {
   readonly clientOf?: (req: Request) => string;
   /** The HMAC that names a conversation (routing/conversation.ts); absent with STICKY=off. */
   readonly conversations?: TextHasher;
+  /** The response cache; absent with CACHE=off. */
+  readonly cache?: ResponseCache;
   /** MAX_WAIT_MS: the most a request may ask to be held with X-Freeway-Max-Wait; 0 (no waiting) when absent. */
   readonly maxWaitMs?: number;
 }
@@ -116,7 +121,7 @@ interface StreamAnswer {
   readonly attempts: readonly AttemptLog[];
   readonly keys: KeySet;
   /** The request's trace, when it records the answer's content. */
-  readonly capture: RequestTrace | undefined;
+  readonly capture?: RequestTrace;
 }
 
 /** A routed stream that failed after its first byte: this API's error event, or the connection closed. */
@@ -182,6 +187,30 @@ async function sendStream(answer: StreamAnswer, deps: CompletionDeps): Promise<v
   }
 }
 
+/** A whole answer kept by the cache, or one being kept: the routed parts' whole form. */
+type Kept = Collected;
+
+const keptOf = ({ content, finishReason, usage, logprobs }: Collected): Kept => (logprobs ? { content, finishReason, usage, logprobs } : { content, finishReason, usage });
+
+/** One request of a client API, parsed, with what its answer is written by. */
+interface ApiCall<Req> {
+  readonly api: ClientApi<Req>;
+  readonly request: Req;
+  readonly res: Response;
+  readonly keys: KeySet;
+}
+
+/** Answers from the cache: streamed through the API's own encoder, or whole, as a routed answer would be. */
+async function answerFromCache<Req>({ api, request, res, keys }: ApiCall<Req>, hit: NonNullable<CachedTurn<Kept>['hit']>, deps: CompletionDeps): Promise<void> {
+  const { answer, candidate } = hit;
+  if (api.stream(request)) {
+    await sendStream({ res, routed: { stream: replayStream(answer), candidate }, encoder: api.openStream(request), attempts: [], keys }, deps);
+    return;
+  }
+  setRoutingHeaders(res, candidate, []);
+  res.json(api.respond({ ...answer, candidate }, request));
+}
+
 /** The route handler of one client API: validate, resolve, plan, the routed model, the encoder. */
 export function completionRoute<Req>(api: ClientApi<Req>, deps: CompletionDeps): RequestHandler {
   const { catalog, readKeys, router, models } = deps;
@@ -195,19 +224,24 @@ export function completionRoute<Req>(api: ClientApi<Req>, deps: CompletionDeps):
     const target = api.resolveModel(sent);
     const trace = locals.trace;
     trace?.requested({ operation: api.operation ?? 'chat', model: target, sentModel: sent, stream: api.stream(request) });
+    const callOptions = api.callOptions(request);
+    if (trace?.capturesContent) trace.input(callOptions.prompt);
+    const user = api.user(request);
+    const extras: RequestExtras = api.extras ? { ...api.extras(request), user } : { user };
+    const turn = await cachedTurn<Kept>({ cache: deps.cache, catalog, req, res, keys }, { kind: 'chat', target, callOptions, extras });
+    if (turn.hit) {
+      await answerFromCache({ api, request, res, keys }, turn.hit, deps);
+      return;
+    }
     const client = (): string => deps.clientOf?.(req) ?? '';
     // A pinned model the plugin does not know is served when a live list of the request's keys holds it.
     const entry = await lookUpModel({ catalog, target, kind: 'chat', findLive: (model) => router.findLive(model, keys, client) });
     const strategy = routingOf(req);
     const maxWaitMs = maxWaitOf(req, deps.maxWaitMs);
-    const callOptions = api.callOptions(request);
-    if (trace?.capturesContent) trace.input(callOptions.prompt);
     const alias = isAlias(entry);
     const conversation = alias && deps.conversations ? conversationOf(deps.conversations, { target: entry.id, keys, prompt: callOptions.prompt }) : undefined;
     const label = sent !== target ? `${sent} (mapped to ${target})` : undefined;
     const plan = await router.plan({ entry, keys, needs: alias ? api.needs(request) : [], client, strategy, conversation: conversation?.laterTurn ? conversation.id : undefined, label });
-    const user = api.user(request);
-    const extras: RequestExtras = api.extras ? { ...api.extras(request), user } : { user };
     const attempts: AttemptLog[] = [];
     locals.attempts = attempts;
     const model = routedModel(router, { plan, keys, models, extras, attempts, maxResponseBytes: deps.maxResponseBytes, conversation: conversation?.id, maxWaitMs, trace });
@@ -215,13 +249,16 @@ export function completionRoute<Req>(api: ClientApi<Req>, deps: CompletionDeps):
     try {
       if (api.stream(request)) {
         const capture = trace?.capturesContent ? trace : undefined;
-        await sendStream({ res, routed: await model.doStream(options), encoder: api.openStream(request), attempts, keys, capture }, deps);
+        const routed = await model.doStream(options);
+        const stream = turn.state === 'miss' ? recordStream(routed.stream, turn.maxBytes, (answer) => turn.keep(answer, routed.candidate)) : routed.stream;
+        await sendStream({ res, routed: { ...routed, stream }, encoder: api.openStream(request), attempts, keys, capture }, deps);
         return;
       }
       const result = await model.doGenerate(options);
       trace?.output(result);
       setRoutingHeaders(res, result.candidate, attempts);
       res.json(api.respond(result, request));
+      turn.keep(keptOf(result), result.candidate);
       // Only an answer the socket could not take at once needs watching.
       if (res.writableLength > 0) cutWhenStalled(res, deps.clientStallTimeoutMs);
     } catch (error) {

@@ -2,7 +2,7 @@ import type { Response } from 'express';
 import type { Alias, CatalogModel } from '../../catalog/catalog.ts';
 import type { KeySet } from '../core/keys.ts';
 import type { ShutdownGate } from '../http/shutdown.ts';
-import type { AttemptFn, AttemptLog, Router, WholeCallRequest } from '../routing/index.ts';
+import type { AttemptFn, AttemptLog, Candidate, Router, WholeCallRequest } from '../routing/index.ts';
 import { callerController, maxWaitOf, routeFailed, setRoutingHeaders } from './routed-call.ts';
 
 export interface WholeCallDeps {
@@ -26,7 +26,7 @@ export interface WholeCall<T> {
  * a chat completion: plans the entry with the request's keys, runs the attempt on the candidates
  * and sets the X-Freeway-* headers. Undefined when the caller went away (its connection is closed).
  */
-export async function runWholeCall<T>(res: Response, deps: WholeCallDeps, { entry, keys, attempt, tokensOf }: WholeCall<T>): Promise<{ value: T; model: CatalogModel } | undefined> {
+export async function runWholeCall<T>(res: Response, deps: WholeCallDeps, { entry, keys, attempt, tokensOf }: WholeCall<T>): Promise<{ value: T; model: CatalogModel; candidate: Candidate } | undefined> {
   const maxWaitMs = maxWaitOf(res.req, deps.maxWaitMs);
   const plan = await deps.router.plan({ entry, keys, needs: [] });
   const caller = callerController(res, deps.shutdown);
@@ -35,7 +35,7 @@ export async function runWholeCall<T>(res: Response, deps: WholeCallDeps, { entr
   try {
     const { value, candidate } = await deps.router.call({ plan, keys, attempt, callerSignal: caller.signal, attempts, tokensOf, maxWaitMs, trace: res.locals.trace });
     setRoutingHeaders(res, candidate, attempts);
-    return { value, model: candidate.model };
+    return { value, model: candidate.model, candidate };
   } catch (error) {
     routeFailed(error, res, attempts, deps.shutdown);
     return undefined;

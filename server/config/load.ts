@@ -41,6 +41,7 @@ export interface Config {
   readonly keyChecks: Values<Table['keyChecks']>;
   readonly anonymous: Values<Table['anonymous']>;
   readonly usage: Values<Table['usage']>;
+  readonly cache: Values<Table['cache']>;
   readonly logging: Values<Table['logging']>;
   /** Where `GET /metrics` is served: off, on the main listener, or on a listener of its own. */
   readonly metrics: MetricsConfig;

@@ -50,7 +50,7 @@ export const settings = {
       env: 'CORS_ORIGINS',
       default: '*',
       accepts: '`*` or comma-separated origins',
-      doc: "Allowed origins for `/v1/*`. Preflights are allowed the request headers they ask for (the key headers, the SDKs' `x-stainless-*`, Anthropic's `anthropic-*` and `x-api-key`); no credentials; `Retry-After`, `RateLimit`, `RateLimit-Policy` and `X-Freeway-*` are exposed",
+      doc: "Allowed origins for `/v1/*`. Preflights are allowed the request headers they ask for (the key headers, the SDKs' `x-stainless-*`, Anthropic's `anthropic-*` and `x-api-key`); no credentials; `Retry-After`, `RateLimit`, `RateLimit-Policy`, `Age` and `X-Freeway-*` are exposed",
       parse(raw) {
         const origins = raw.split(',').map((origin) => origin.trim()).filter(Boolean);
         return origins.length === 0 || origins.includes('*') ? '*' : origins;
@@ -315,6 +315,21 @@ export const settings = {
       doc: "Usage records (one key's use of one model on one UTC day) a process (or the cluster primary) keeps in memory; past it the least recently written goes. With `REDIS_URL`, Redis keeps at most this many keys' days (each holding its models), the least recently written going first, and each expires when it is seven days old",
     }),
   },
+  cache: {
+    mode: choice({
+      env: 'CACHE',
+      default: 'off',
+      choices: ['off', 'memory', 'redis'],
+      doc: "Answers kept for repeated requests, readable only with the same keys ([docs/caching.md](caching.md)): `off`, `memory` (each process its own), or `redis` (`REDIS_URL`, shared by every instance; this process's memory while Redis is unset or does not answer)",
+    }),
+    ttlMs: integer({ env: 'CACHE_TTL_MS', default: 3_600_000, min: 1, doc: 'How long a kept answer is served, from when it was stored' }),
+    maxBytes: size({
+      env: 'CACHE_MAX_BYTES',
+      default: '64mb',
+      positive: true,
+      doc: "Kept answers' bytes (ciphertext and ids) one process holds with `CACHE=memory`, and Redis holds with `CACHE=redis`; past it the least recently used answers go. An answer larger than a sixteenth of it is not kept",
+    }),
+  },
   logging: {
     level: choice({ env: 'LOG_LEVEL', default: 'info', choices: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], doc: 'Least severe level logged' }),
     format: choice({ env: 'LOG_FORMAT', default: 'json', choices: ['json', 'pretty'], doc: '`json` (one object per line) or `pretty` (pino-pretty, for a terminal)' }),
@@ -408,6 +423,7 @@ export const groupTitles: Readonly<Record<keyof typeof settings, string>> = {
   keyChecks: 'Key checks',
   anonymous: 'Calls without a key',
   usage: 'Usage per key',
+  cache: 'Response cache',
   logging: 'Logging',
   metrics: 'Metrics',
   tracing: 'Traces (OpenTelemetry)',

@@ -27,6 +27,12 @@ export interface Metrics {
   listed(provider: string, outcome: 'ok' | 'failed' | 'invalid_key'): void;
   /** One model quarantined, for one key (`key`) or every key of its provider (`provider`, a 410). */
   quarantined(provider: string, scope: 'key' | 'provider'): void;
+  /** One lookup in the response cache, by its result. */
+  cacheLooked(result: 'hit' | 'miss'): void;
+  /** Kept answers dropped to stay within CACHE_MAX_BYTES. */
+  cacheEvicted(count: number): void;
+  /** The response cache's bytes held, read at each scrape. */
+  watchCacheBytes(bytes: () => Promise<number>): void;
   /** One request held for a provider's window or slot, for `ms`. */
   waited(provider: string, ms: number): void;
   /** The held-requests gauge reads `held` when scraped. */
@@ -124,7 +130,18 @@ function createInstruments(registry: Registry) {
     help: 'Connections closed on arrival because MAX_CONNECTIONS connections were open.',
     registers: [registry],
   });
-  return { requests, attempts, firstToken, duration, refusals, listings, quarantines, droppedConnections, waits };
+  const cacheLookups = new Counter({
+    name: 'freeway_cache_lookups_total',
+    help: 'Lookups in the response cache (CACHE), by result (hit, miss); requests that leave the cache out are not counted.',
+    labelNames: ['result'] as const,
+    registers: [registry],
+  });
+  const cacheEvictions = new Counter({
+    name: 'freeway_cache_evictions_total',
+    help: 'Kept answers dropped, least recently used first, to stay within CACHE_MAX_BYTES.',
+    registers: [registry],
+  });
+  return { requests, attempts, firstToken, duration, refusals, listings, quarantines, droppedConnections, waits, cacheLookups, cacheEvictions };
 }
 
 type Instruments = ReturnType<typeof createInstruments>;
@@ -215,7 +232,7 @@ function countRequests({ requests, attempts, duration }: Instruments, open: Set<
 export function createMetrics(now: () => number = Date.now): Metrics {
   const registry = new Registry();
   const instruments = createInstruments(registry);
-  const { firstToken, refusals, listings, quarantines, droppedConnections, waits } = instruments;
+  const { firstToken, refusals, listings, quarantines, droppedConnections, waits, cacheLookups, cacheEvictions } = instruments;
   let heldNow = (): number => 0;
   new Gauge({
     name: 'freeway_requests_held',
@@ -235,6 +252,18 @@ export function createMetrics(now: () => number = Date.now): Metrics {
     connectionDropped: () => droppedConnections.inc(),
     listed: (provider, outcome) => listings.inc({ provider, outcome }),
     quarantined: (provider, scope) => quarantines.inc({ provider, scope }),
+    cacheLooked: (result) => cacheLookups.inc({ result }),
+    cacheEvicted: (count) => cacheEvictions.inc(count),
+    watchCacheBytes(bytes) {
+      new Gauge({
+        name: 'freeway_cache_bytes',
+        help: 'Bytes the response cache holds (ciphertext, ids and their bookkeeping), as CACHE_MAX_BYTES counts them; with CACHE=redis, what Redis holds for every instance.',
+        registers: [registry],
+        async collect() {
+          this.set(await bytes().catch(() => 0));
+        },
+      });
+    },
     waited: (provider, ms) => waits.observe({ provider }, ms / 1000),
     watchHeld(held) {
       heldNow = held;

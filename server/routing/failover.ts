@@ -109,16 +109,19 @@ export interface FailureContext {
 
 /** What a failure records against the key: the row's health outcome, with what the failure says. */
 function healthOutcome(row: PolicyRow, failure: Failure, noCreditWaitMs: number): Outcome | undefined {
+  const { reason } = failure;
+  // A shared store (Redis) keeps only this: the status or Freeway's label, and the provider's error type.
+  const shared = loggedFailure(failure);
   switch (row.health) {
     case undefined:
       return undefined;
     case 'rate_limited':
-      return { kind: 'rate_limited', retryAfterMs: failure.retryAfterMs, reason: failure.reason };
+      return { kind: 'rate_limited', retryAfterMs: failure.retryAfterMs, reason, shared };
     case 'no_credit':
-      return { kind: 'no_credit', reason: failure.reason, waitMs: noCreditWaitMs };
+      return { kind: 'no_credit', reason, shared, waitMs: noCreditWaitMs };
     case 'invalid_key':
     case 'failure':
-      return { kind: row.health, reason: failure.reason };
+      return { kind: row.health, reason, shared };
   }
 }
 

@@ -19,5 +19,5 @@ export { routedModel, StreamFailed, type RoutedModel, type RoutedRequest, type R
 export { createRouter, type AttemptFn, type Router, type RouterDeps, type WholeCallRequest } from './router.ts';
 export type { PlanRequest } from './planner.ts';
 export type { RoutedContent, RoutedContentPart, RoutedFinish, RoutedPart, ToolCallEnd, ToolCallStart } from './stream-parts.ts';
-export { beginCall, cachedModels, createModelSource, type CallOptions, type Collected, type ModelSource } from './upstream.ts';
+export { answerCollector, beginCall, cachedModels, createModelSource, type AnswerCollector, type CallOptions, type Collected, type ModelSource } from './upstream.ts';
 export { classifyFailure, type Failure, type FailureKind } from './upstream-errors.ts';

@@ -168,12 +168,19 @@ export interface Collected extends RoutedAnswer {
   readonly logprobs?: TokenLogprob[];
 }
 
+/** Gathers routed parts into one whole answer: the text, reasoning and tool calls, the finish, the log probabilities. */
+export interface AnswerCollector {
+  /** One part in; throws `ResponseTooLarge` past the collector's bytes of answer. */
+  take(part: RoutedPart): void;
+  /** The answer gathered, once its finish was taken. */
+  answer(): Collected;
+}
+
 /**
- * Reads a whole stream into one answer, for callers that did not ask to stream.
- * More than `maxBytes` of answer (UTF-8 text, reasoning and tool-call arguments)
- * fails the attempt as a bad upstream response.
+ * More than `maxBytes` of answer (UTF-8 text, reasoning and tool-call arguments) fails the
+ * collector as a bad upstream response.
  */
-export async function collectStream(opened: OpenedStream, control: Attempt, maxBytes: number): Promise<Collected> {
+export function answerCollector(maxBytes: number): AnswerCollector {
   let bytes = 0;
   const grow = (piece: string): void => {
     bytes += Buffer.byteLength(piece);
@@ -226,6 +233,21 @@ export async function collectStream(opened: OpenedStream, control: Attempt, maxB
         break;
     }
   };
+  const answer = (): Collected => {
+    const { finishReason, usage } = finish as RoutedFinish;
+    const content: RoutedContent[] = [];
+    if (reasoning !== '') content.push(reasoningMetadata ? { type: 'reasoning', text: reasoning, providerMetadata: reasoningMetadata } : { type: 'reasoning', text: reasoning });
+    if (text !== '') content.push(textMetadata ? { type: 'text', text, providerMetadata: textMetadata } : { type: 'text', text });
+    content.push(...toolCalls);
+    return logprobs ? { content, finishReason, usage, logprobs } : { content, finishReason, usage };
+  };
+  return { take, answer };
+}
+
+/** Reads a whole stream into one answer, for callers that did not ask to stream; at most `maxBytes` of it (`answerCollector`). */
+export async function collectStream(opened: OpenedStream, control: Attempt, maxBytes: number): Promise<Collected> {
+  const collector = answerCollector(maxBytes);
+  const take = collector.take;
   try {
     for (const part of opened.head) take(part);
     for (;;) {
@@ -238,12 +260,7 @@ export async function collectStream(opened: OpenedStream, control: Attempt, maxB
     opened.reader.cancel().catch(() => {});
     throw error;
   }
-  const { finishReason, usage } = finish as RoutedFinish;
-  const content: RoutedContent[] = [];
-  if (reasoning !== '') content.push(reasoningMetadata ? { type: 'reasoning', text: reasoning, providerMetadata: reasoningMetadata } : { type: 'reasoning', text: reasoning });
-  if (text !== '') content.push(textMetadata ? { type: 'text', text, providerMetadata: textMetadata } : { type: 'text', text });
-  content.push(...toolCalls);
-  return logprobs ? { content, finishReason, usage, logprobs } : { content, finishReason, usage };
+  return collector.answer();
 }
 
 /**

@@ -27,13 +27,22 @@ export interface HealthRecord {
   readonly quota?: QuotaSnapshot;
 }
 
+/** A failure's reason, whole for this process, and as a shared store (Redis) keeps it: the status and the provider's error type, never the upstream's words. */
+interface Reason {
+  readonly reason: string;
+  readonly shared?: string;
+}
+
 export type Outcome =
   | { readonly kind: 'success'; readonly quota?: QuotaSnapshot }
-  | { readonly kind: 'rate_limited'; readonly retryAfterMs: number | undefined; readonly reason: string }
-  | { readonly kind: 'failure'; readonly reason: string }
-  | { readonly kind: 'invalid_key'; readonly reason: string }
+  | ({ readonly kind: 'rate_limited'; readonly retryAfterMs: number | undefined } & Reason)
+  | ({ readonly kind: 'failure' } & Reason)
+  | ({ readonly kind: 'invalid_key' } & Reason)
   /** The provider said the key has no credit left (402, a trial that ran out): skipped for `waitMs` (NO_CREDIT_WAIT_MS). */
-  | { readonly kind: 'no_credit'; readonly reason: string; readonly waitMs: number };
+  | ({ readonly kind: 'no_credit'; readonly waitMs: number } & Reason);
+
+/** The outcome as a shared store keeps it: the reason cut to its shared form (status and error type). */
+export const sharedOutcome = (outcome: Outcome): Outcome => (outcome.kind === 'success' ? outcome : { ...outcome, reason: outcome.shared ?? outcome.kind });
 
 /** Where health records live: in memory here; a shared store implements the same. */
 export interface HealthStore {

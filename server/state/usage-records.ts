@@ -20,6 +20,8 @@ export interface UsageCounts {
   /** As the providers reported them; 0 when none did. */
   readonly inputTokens: number;
   readonly outputTokens: number;
+  /** Answers served from the response cache (CACHE) that the key had given before: no attempt, no tokens spent. */
+  readonly cacheHits: number;
 }
 
 /** One record: a key's counts on one model on one day. */
@@ -65,15 +67,17 @@ interface MutableRecord {
   failures: Record<string, number>;
   inputTokens: number;
   outputTokens: number;
+  cacheHits: number;
 }
 
-const blank = (id: string, day: string, model: string): MutableRecord => ({ id, day, model, requests: 0, answers: 0, failures: {}, inputTokens: 0, outputTokens: 0 });
+const blank = (id: string, day: string, model: string): MutableRecord => ({ id, day, model, requests: 0, answers: 0, failures: {}, inputTokens: 0, outputTokens: 0, cacheHits: 0 });
 
 function addInto(target: MutableRecord, counts: UsageCounts): void {
   target.requests += counts.requests;
   target.answers += counts.answers;
   target.inputTokens += counts.inputTokens;
   target.outputTokens += counts.outputTokens;
+  target.cacheHits += counts.cacheHits;
   for (const kind in counts.failures) target.failures[kind] = (target.failures[kind] ?? 0) + (counts.failures[kind] ?? 0);
 }
 
@@ -188,11 +192,13 @@ export function withUsageFallback(shared: UsageStore, local: UsageStore, warn: W
 export type UsageEvent =
   | { readonly kind: 'request' }
   | { readonly kind: 'answer' }
+  | { readonly kind: 'cache-hit' }
   | { readonly kind: 'failure'; readonly failure: string }
   | { readonly kind: 'tokens'; readonly input: number | undefined; readonly output: number | undefined };
 
 export const REQUEST_EVENT: UsageEvent = { kind: 'request' };
 export const ANSWER_EVENT: UsageEvent = { kind: 'answer' };
+export const CACHE_HIT_EVENT: UsageEvent = { kind: 'cache-hit' };
 
 /**
  * Counts usage on the request path without waiting on a store: `count` adds to records
@@ -269,6 +275,9 @@ export function createUsageCounter({ store, warn, now = Date.now, flushMs = 100 
           return;
         case 'answer':
           record.answers += 1;
+          return;
+        case 'cache-hit':
+          record.cacheHits += 1;
           return;
         case 'failure':
           record.failures[event.failure] = (record.failures[event.failure] ?? 0) + 1;

@@ -19,6 +19,7 @@ interface ModelUsage {
   failures: Record<string, number>;
   inputTokens: number;
   outputTokens: number;
+  cacheHits: number;
 }
 interface Usage {
   days: Array<{ day: string; models: ModelUsage[] }>;
@@ -90,11 +91,11 @@ describe('usage per key in GET /v1/providers', function () {
     const [groqUsage] = await usageOf(freeway, 'groq', groq);
     // The fake upstream reports 7 tokens in and 3 out for each answer.
     expect(groqUsage).to.deep.equal({
-      days: [{ day: today(), models: [{ model: GROQ, requests: 4, answers: 4, failures: {}, inputTokens: 28, outputTokens: 12 }] }],
+      days: [{ day: today(), models: [{ model: GROQ, requests: 4, answers: 4, failures: {}, inputTokens: 28, outputTokens: 12, cacheHits: 0 }] }],
     });
     const [mistralUsage] = await usageOf(freeway, 'mistral', mistral);
     expect(mistralUsage).to.deep.equal({
-      days: [{ day: today(), models: [{ model: MISTRAL_EMBED, requests: 1, answers: 1, failures: {}, inputTokens: 5, outputTokens: 0 }] }],
+      days: [{ day: today(), models: [{ model: MISTRAL_EMBED, requests: 1, answers: 1, failures: {}, inputTokens: 5, outputTokens: 0, cacheHits: 0 }] }],
     });
   });
 
@@ -109,8 +110,8 @@ describe('usage per key in GET /v1/providers', function () {
     const reply = await postChat(freeway.url, { model: GROQ, messages: hi }, headers);
     expect(reply.status, reply.text).to.equal(200);
     const [failed, answered] = await usageOf(freeway, 'groq', headers);
-    expect(failed?.days[0]?.models).to.deep.equal([{ model: GROQ, requests: 1, answers: 0, failures: { rate_limited: 1 }, inputTokens: 0, outputTokens: 0 }]);
-    expect(answered?.days[0]?.models).to.deep.equal([{ model: GROQ, requests: 1, answers: 1, failures: {}, inputTokens: 7, outputTokens: 3 }]);
+    expect(failed?.days[0]?.models).to.deep.equal([{ model: GROQ, requests: 1, answers: 0, failures: { rate_limited: 1 }, inputTokens: 0, outputTokens: 0, cacheHits: 0 }]);
+    expect(answered?.days[0]?.models).to.deep.equal([{ model: GROQ, requests: 1, answers: 1, failures: {}, inputTokens: 7, outputTokens: 3, cacheHits: 0 }]);
   });
 
   it('a key the provider refused: its request and its failure, no answer, and the caller told to fix the key', async function () {
@@ -121,7 +122,7 @@ describe('usage per key in GET /v1/providers', function () {
     expect(reply.json.error.type).to.equal('freeway_provider_error');
     expect(reply.json.error.message).to.equal('Provider failed: groq: the provider refused the key (401 Invalid API Key): fix X-Groq-Key');
     const [usage] = await usageOf(freeway, 'groq', { 'X-Groq-Key': key });
-    expect(usage?.days[0]?.models).to.deep.equal([{ model: GROQ, requests: 1, answers: 0, failures: { invalid_key: 1 }, inputTokens: 0, outputTokens: 0 }]);
+    expect(usage?.days[0]?.models).to.deep.equal([{ model: GROQ, requests: 1, answers: 0, failures: { invalid_key: 1 }, inputTokens: 0, outputTokens: 0, cacheHits: 0 }]);
   });
 
   it('is shown only to a caller who sends that key: another key sees none of it, no key header shows no keys', async function () {

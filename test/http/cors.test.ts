@@ -121,7 +121,8 @@ describe('CORS', () => {
       await response.json();
       expect(response.headers.get('access-control-allow-origin')).to.equal('*');
       const exposed = list(response.headers.get('access-control-expose-headers'));
-      for (const header of ['retry-after', 'x-freeway-provider', 'x-freeway-model', 'x-freeway-attempts']) {
+      for (const header of ['retry-after', 'age', 'x-freeway-cache']) expect(exposed, header).to.include(header);
+      for (const header of ['x-freeway-provider', 'x-freeway-model', 'x-freeway-attempts']) {
         expect(exposed, header).to.include(header);
         if (header.startsWith('x-freeway')) expect(response.headers.get(header), header).to.be.a('string').and.not.equal('');
       }

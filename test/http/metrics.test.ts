@@ -91,6 +91,8 @@ describe('GET /metrics (Prometheus text format)', () => {
       freeway_provider_keys: 'gauge',
       freeway_model_listings_total: 'counter',
       freeway_models_quarantined_total: 'counter',
+      freeway_cache_lookups_total: 'counter',
+      freeway_cache_evictions_total: 'counter',
       freeway_requests_held: 'gauge',
       freeway_wait_seconds: 'histogram',
     });

@@ -305,7 +305,7 @@ describe('WORKERS: Freeway on every core (node:cluster)', function () {
       const body = JSON.parse((await fresh(cluster.url, '/v1/providers', { headers: key })).body) as { data: Array<{ id: string; keys?: Array<{ usage?: { days: Array<{ models: unknown[] }> } }> }> };
       return body.data.find((entry) => entry.id === 'groq')?.keys?.[0]?.usage?.days[0]?.models;
     };
-    const expected = [{ model: 'groq/openai/gpt-oss-120b', requests: 8, answers: 8, failures: {}, inputTokens: 56, outputTokens: 24 }];
+    const expected = [{ model: 'groq/openai/gpt-oss-120b', requests: 8, answers: 8, failures: {}, inputTokens: 56, outputTokens: 24, cacheHits: 0 }];
     // The worker that answers writes its own counts first; the other's arrive within 100 ms.
     const deadline = Date.now() + 5_000;
     let seen = await usageOf();

@@ -18,6 +18,7 @@ const layers: ReadonlyArray<readonly [name: string, matches: (path: string) => b
   ['state', (path) => path.startsWith('server/state/')],
   ['models', (path) => path.startsWith('server/models/')],
   ['routing', (path) => path.startsWith('server/routing/')],
+  ['cache', (path) => path.startsWith('server/cache/')],
   ['http', (path) => path.startsWith('server/http/')],
   ['api', (path) => path.startsWith('server/api/')],
   ['composition root', (path) => path.startsWith('server/')],
@@ -143,7 +144,7 @@ function pastContract(found: Import, root: string = repoRoot): string | undefine
   return undefined;
 }
 
-describe('layers: imports point one way (core < tracing < state < models < routing < http < api < composition root)', () => {
+describe('layers: imports point one way (core < tracing < state < models < routing < cache < http < api < composition root)', () => {
   const server = sourceFiles('server');
   const plugins = [...sourceFiles('providers'), ...sourceFiles('catalog')];
 

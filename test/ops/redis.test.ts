@@ -4,7 +4,7 @@ import { Writable } from 'node:stream';
 import type { Options, Store } from 'express-rate-limit';
 import { Redis } from 'ioredis';
 import { loadConfig } from '../../server/config/index.ts';
-import type { HealthStore, Outcome } from '../../server/state/health-records.ts';
+import { sharedOutcome, type HealthStore, type Outcome } from '../../server/state/health-records.ts';
 import { createKeyHasher } from '../../server/state/key-hash.ts';
 import { createMemoryHealthStore, HEALTH_TIMINGS, healthPolicy, viewHealth } from '../../server/routing/health-policy.ts';
 import { createSlidingWindowStore } from '../../server/state/sliding-window-store.ts';
@@ -210,19 +210,19 @@ describe('Redis stores (against a real redis-server)', function () {
   });
 
   describe('provider health', () => {
-    const failure: Outcome = { kind: 'failure', reason: '500 boom' };
-    const limited: Outcome = { kind: 'rate_limited', retryAfterMs: 20_000, reason: '429 slow down' };
+    const failure: Outcome = { kind: 'failure', reason: '500 boom', shared: '500' };
+    const limited: Outcome = { kind: 'rate_limited', retryAfterMs: 20_000, reason: '429 slow down', shared: '429 rate_limit_exceeded' };
     const invalid: Outcome = { kind: 'invalid_key', reason: '401 bad key' };
     const success: Outcome = { kind: 'success' };
 
-    it('records and claims probes exactly as the memory store', async () => {
+    it('records and claims probes exactly as the memory store, keeping of a reason only its status and error type', async () => {
       const memory = createMemoryHealthStore();
       const shared = createRedisHealthStore(client, healthPolicy);
       const outcomes: Outcome[] = [failure, failure, success, failure, failure, failure, limited, invalid, failure, failure, failure, failure];
       let now = 1_000_000;
       for (const [i, outcome] of outcomes.entries()) {
         for (const id of ['groq:x', 'cerebras:y']) {
-          const [m, s] = [await memory.record(id, outcome, now), await shared.record(id, outcome, now)];
+          const [m, s] = [await memory.record(id, sharedOutcome(outcome), now), await shared.record(id, outcome, now)];
           expect(s, `outcome ${i}`).to.deep.equal(m);
           // Past the down cooldown: both let exactly one probe through.
           const later = now + 400_000;
@@ -297,6 +297,7 @@ describe('Redis stores (against a real redis-server)', function () {
       failures: {},
       inputTokens: 0,
       outputTokens: 0,
+      cacheHits: 0,
       ...extra,
     });
     const batches: UsageRecord[][] = [
@@ -450,7 +451,7 @@ describe('two Freeway instances on one Redis', function () {
     };
     // A wrote its own counts before it answered; B's are written within 100 ms.
     await eventually('B\'s counts in Redis', async () => JSON.stringify(await usageThrough(a.url)).includes('"requests":3'));
-    const expected = [{ model: `groq/${GROQ_FIRST}`, requests: 3, answers: 3, failures: {}, inputTokens: 21, outputTokens: 9 }];
+    const expected = [{ model: `groq/${GROQ_FIRST}`, requests: 3, answers: 3, failures: {}, inputTokens: 21, outputTokens: 9, cacheHits: 0 }];
     expect(await usageThrough(a.url)).to.deep.equal(expected);
     expect(await usageThrough(b.url)).to.deep.equal(expected);
   });
@@ -622,7 +623,8 @@ describe('two Freeway instances on one Redis', function () {
     expect(seen.some((entry) => entry.startsWith('freeway:rl:'))).to.equal(true);
     expect(seen.some((entry) => entry.startsWith('freeway:turn:groq:'))).to.equal(true);
     expect(seen.some((entry) => entry.startsWith('freeway:usage:groq:'))).to.equal(true);
-    expect(seen.join('\n')).to.include('[REDACTED]');
+    // Health records keep the status and error type of an upstream error, never its words (which quoted the key here).
+    expect(seen.join('\n')).to.not.match(/Rate limit for|Invalid API key/);
     for (const entry of seen) {
       expect(entry, 'only freeway data').not.to.include('unexpected type');
       for (const bad of forbidden) {

@@ -27,6 +27,7 @@ const record = (id: string, model: string, counts: Partial<UsageRecord> = {}): U
   failures: {},
   inputTokens: 0,
   outputTokens: 0,
+  cacheHits: 0,
   ...counts,
 });
 
@@ -45,7 +46,7 @@ describe('usage per key: the memory store', function () {
     await store.add([record('groq:a', 'groq/m1', { failures: { timeout: 1 }, inputTokens: 7 })], NOON);
     await store.add([record('groq:a', 'groq/m1', { failures: { timeout: 2, server: 1 }, outputTokens: 3 }), record('groq:b', 'groq/m1')], NOON);
     const [a, b, none] = await store.get(['groq:a', 'groq:b', 'groq:c'], [DAY]);
-    expect(a).to.deep.equal([{ id: 'groq:a', day: DAY, model: 'groq/m1', requests: 2, answers: 2, failures: { timeout: 3, server: 1 }, inputTokens: 7, outputTokens: 3 }]);
+    expect(a).to.deep.equal([{ id: 'groq:a', day: DAY, model: 'groq/m1', requests: 2, answers: 2, failures: { timeout: 3, server: 1 }, inputTokens: 7, outputTokens: 3, cacheHits: 0 }]);
     expect(counts(b ?? [])).to.deep.equal([['groq/m1', 1]]);
     expect(none).to.deep.equal([]);
     await store.close();
@@ -98,7 +99,7 @@ describe('usage per key: the counter', function () {
     expect(writes).to.have.length(0);
     const [a, b] = await counter.read(['groq:a', 'groq:b']);
     expect(writes).to.have.length(1);
-    expect(a).to.deep.equal([{ id: 'groq:a', day: DAY, model: 'groq/m1', requests: 2, answers: 1, failures: { rate_limited: 1 }, inputTokens: 12, outputTokens: 0 }]);
+    expect(a).to.deep.equal([{ id: 'groq:a', day: DAY, model: 'groq/m1', requests: 2, answers: 1, failures: { rate_limited: 1 }, inputTokens: 12, outputTokens: 0, cacheHits: 0 }]);
     expect(counts(b ?? [])).to.deep.equal([['groq/m2', 1]]);
     await counter.close();
     await memory.close();

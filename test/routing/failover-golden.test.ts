@@ -34,15 +34,15 @@ const context = (failed: Failure, extra: Partial<FailureContext> = {}): FailureC
 });
 
 describe('failover policy (golden, no server)', () => {
-  // kind, reason -> what is recorded against the key, the step for an alias and for a pinned model, the caller's reason (single key, then key 2 of 3)
+  // kind, reason -> what is recorded against the key (`shared`: what Redis keeps of the reason, the failure's label and error type), the step for an alias and for a pinned model, the caller's reason (single key, then key 2 of 3)
   const table: Array<[FailureKind, string, FailureRecord['health'], StepKind, StepKind, string, string]> = [
-    ['rate_limited', '429 Rate limit reached', { kind: 'rate_limited', retryAfterMs: 30_000, reason: '429 Rate limit reached' }, 'next key', 'next key', '429 Rate limit reached', '429 Rate limit reached'],
-    ['invalid_key', '401 Invalid API Key', { kind: 'invalid_key', reason: '401 Invalid API Key' }, 'next key', 'next key', 'the provider refused the key (401 Invalid API Key): fix X-Alpha-Key', 'the provider refused the key (401 Invalid API Key): fix key 2 of X-Alpha-Key'],
-    ['no_credit', '402 Payment Required', { kind: 'no_credit', reason: '402 Payment Required', waitMs: NO_CREDIT_WAIT_MS }, 'next key', 'next key', 'the provider refused the key: it has no credit left (402 Payment Required): add credit or fix X-Alpha-Key', 'the provider refused the key: it has no credit left (402 Payment Required): add credit or fix key 2 of X-Alpha-Key'],
-    ['server', '500 Internal error', { kind: 'failure', reason: '500 Internal error' }, 'next provider', 'stop', '500 Internal error', '500 Internal error'],
-    ['bad_response', '200 then bad stream: x', { kind: 'failure', reason: '200 then bad stream: x' }, 'next provider', 'stop', '200 then bad stream: x', '200 then bad stream: x'],
-    ['timeout', 'timeout', { kind: 'failure', reason: 'timeout' }, 'next provider', 'stop', 'timeout', 'timeout'],
-    ['connection', 'connection error', { kind: 'failure', reason: 'connection error' }, 'next provider', 'stop', 'connection error', 'connection error'],
+    ['rate_limited', '429 Rate limit reached', { kind: 'rate_limited', retryAfterMs: 30_000, reason: '429 Rate limit reached', shared: 'rate_limited' }, 'next key', 'next key', '429 Rate limit reached', '429 Rate limit reached'],
+    ['invalid_key', '401 Invalid API Key', { kind: 'invalid_key', reason: '401 Invalid API Key', shared: 'invalid_key' }, 'next key', 'next key', 'the provider refused the key (401 Invalid API Key): fix X-Alpha-Key', 'the provider refused the key (401 Invalid API Key): fix key 2 of X-Alpha-Key'],
+    ['no_credit', '402 Payment Required', { kind: 'no_credit', reason: '402 Payment Required', waitMs: NO_CREDIT_WAIT_MS, shared: 'no_credit' }, 'next key', 'next key', 'the provider refused the key: it has no credit left (402 Payment Required): add credit or fix X-Alpha-Key', 'the provider refused the key: it has no credit left (402 Payment Required): add credit or fix key 2 of X-Alpha-Key'],
+    ['server', '500 Internal error', { kind: 'failure', reason: '500 Internal error', shared: 'server' }, 'next provider', 'stop', '500 Internal error', '500 Internal error'],
+    ['bad_response', '200 then bad stream: x', { kind: 'failure', reason: '200 then bad stream: x', shared: 'bad_response' }, 'next provider', 'stop', '200 then bad stream: x', '200 then bad stream: x'],
+    ['timeout', 'timeout', { kind: 'failure', reason: 'timeout', shared: 'timeout' }, 'next provider', 'stop', 'timeout', 'timeout'],
+    ['connection', 'connection error', { kind: 'failure', reason: 'connection error', shared: 'connection' }, 'next provider', 'stop', 'connection error', 'connection error'],
     ['unsupported', 'cannot take this request: audio', undefined, 'next provider', 'stop', 'cannot take this request: audio', 'cannot take this request: audio'],
     ['model_unavailable', '404 model not found', undefined, 'next model', 'stop', '404 model not found', '404 model not found'],
     ['context_too_long', '400 maximum context length', undefined, 'larger window', 'stop', '400 maximum context length', '400 maximum context length'],

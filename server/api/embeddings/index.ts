@@ -3,6 +3,9 @@ import type { Request, RequestHandler, Response } from 'express';
 import type { Catalog, CatalogModel } from '../../../catalog/catalog.ts';
 import { lookUpModel } from '../lookup.ts';
 import { runWholeCall, type WholeCallDeps } from '../whole-call.ts';
+import { cachedTurn } from '../cached.ts';
+import { setRoutingHeaders } from '../routed-call.ts';
+import type { ResponseCache } from '../../cache/index.ts';
 import { checkForModels, parseEmbeddingsRequest, type EmbeddingsRequest } from './request.ts';
 import { beginCall, type AttemptControl, type Candidate } from '../../routing/index.ts';
 import { authHeadersFor, type KeyReader, type KeySet } from '../../core/keys.ts';
@@ -18,6 +21,8 @@ export interface EmbeddingsDeps extends WholeCallDeps {
   readonly maxInputs: number;
   /** The rate limit's client, for the listings a pinned live model may start (LISTINGS_PER_MINUTE). */
   readonly clientOf?: (req: Request) => string;
+  /** The response cache; absent with CACHE=off. */
+  readonly cache?: ResponseCache;
 }
 
 export interface Embedded {
@@ -105,16 +110,23 @@ export interface EmbeddingsCall {
  */
 export async function routeEmbeddings(deps: EmbeddingsDeps, { req, res, request, keys }: EmbeddingsCall): Promise<{ value: Embedded; model: CatalogModel } | undefined> {
   res.locals.trace?.requested({ operation: 'embeddings', model: request.model, stream: false });
+  const turn = await cachedTurn<Embedded>({ cache: deps.cache, catalog: deps.catalog, req, res, keys }, { kind: 'embedding', request });
+  if (turn.hit) {
+    setRoutingHeaders(res, turn.hit.candidate, []);
+    return { value: turn.hit.answer, model: turn.hit.candidate.model };
+  }
   // A pinned embedding model the plugin does not declare is served when a live list of the request's keys holds it.
   const findLive = (target: string) => deps.router.findLive(target, keys, () => deps.clientOf?.(req) ?? '', 'embedding');
   const entry = await lookUpModel({ catalog: deps.catalog, target: request.model, kind: 'embedding', findLive });
   checkForModels(request, entry);
-  return runWholeCall(res, deps, {
+  const done = await runWholeCall(res, deps, {
     entry,
     keys,
     attempt: (candidate, control) => embedAll(request, deps.models, candidate, control),
     tokensOf: (embedded) => ({ input: embedded.tokens }),
   });
+  if (done) turn.keep(done.value, done.candidate);
+  return done;
 }
 
 /** `POST /v1/embeddings`: OpenAI's embeddings API over the embedding models of the catalog. */

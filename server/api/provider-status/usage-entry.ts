@@ -8,6 +8,8 @@ export interface ModelUsage {
   readonly failures: Readonly<Record<string, number>>;
   readonly inputTokens: number;
   readonly outputTokens: number;
+  /** Answers served from the response cache: no provider called, no tokens spent. */
+  readonly cacheHits: number;
 }
 
 /** A key's `usage` in `GET /v1/providers`: the days with any, newest first; each day's models, most requests first. */
@@ -19,11 +21,11 @@ const byRequests = (a: ModelUsage, b: ModelUsage): number => b.requests - a.requ
 
 export function usageEntry(records: readonly UsageRecord[]): UsageEntry {
   const days = new Map<string, ModelUsage[]>();
-  for (const { day, model, requests, answers, failures, inputTokens, outputTokens } of records) {
+  for (const { day, model, requests, answers, failures, inputTokens, outputTokens, cacheHits } of records) {
     const failed: Record<string, number> = {};
     for (const [kind, count] of Object.entries(failures)) if (count > 0) failed[kind] = count;
     const models = days.get(day) ?? [];
-    models.push({ model, requests, answers, failures: failed, inputTokens, outputTokens });
+    models.push({ model, requests, answers, failures: failed, inputTokens, outputTokens, cacheHits });
     days.set(day, models);
   }
   return {

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import type { HealthPolicy, HealthRecord, HealthStore } from '../health-records.ts';
+import { sharedOutcome, type HealthPolicy, type HealthRecord, type HealthStore } from '../health-records.ts';
 import { defineScript } from './client.ts';
 
 /*
@@ -9,6 +9,9 @@ import { defineScript } from './client.ts';
  * is later (a daily quota), as the memory store forgets them.
  * A key pool's round-robin turn is a counter, `freeway:turn:<provider>:<HMAC of the
  * pool's key HMACs>|<model>`, that expires an hour after its last use.
+ *
+ * A failure's reason is kept as its status and the provider's error type (`sharedOutcome`),
+ * never the upstream's words, which may quote the request.
  *
  * The state machine stays in TypeScript (the policy handed in). A change is a
  * compare-and-set: the script writes only if the record is still what the
@@ -68,8 +71,9 @@ export function createRedisHealthStore(client: Redis, policy: HealthPolicy, pref
         await client.set(prefix + id, JSON.stringify(next), 'PX', policy.keepFor(next, now));
         return next;
       }
+      const shared = sharedOutcome(outcome);
       return update(id, now, (record) => {
-        const next = policy.next(record, outcome, now);
+        const next = policy.next(record, shared, now);
         return { next, result: next };
       });
     },

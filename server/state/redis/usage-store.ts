@@ -4,7 +4,7 @@ import { defineScript, dropPastBoundLua } from './client.ts';
 
 /*
  * Usage per key in Redis: one hash per key and UTC day, `freeway:usage:<provider>:<HMAC>:<day>`,
- * whose fields are `<model>|requests`, `<model>|answers`, `<model>|in`, `<model>|out` and
+ * whose fields are `<model>|requests`, `<model>|answers`, `<model>|in`, `<model>|out`, `<model>|hits` and
  * `<model>|failed:<kind>`, each a count raised with HINCRBY (atomic, so instances add up).
  * A hash expires when its day is no longer shown: the end of the sixth day after it. An index (a
  * sorted set by last write, `freeway:usage-index`) holds the hashes to USAGE_MAX_RECORDS: past it the
@@ -17,7 +17,7 @@ const trimLua = `
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])${dropPastBoundLua('KEYS[1]', 'ARGV[2]')}
 return 1`;
 
-type Counter = 'requests' | 'answers' | 'in' | 'out';
+type Counter = 'requests' | 'answers' | 'in' | 'out' | 'hits';
 
 function fieldsOf(record: UsageRecord): Array<[field: string, count: number]> {
   const fields: Array<[string, number]> = [];
@@ -28,6 +28,7 @@ function fieldsOf(record: UsageRecord): Array<[field: string, count: number]> {
   add('answers', record.answers);
   add('in', record.inputTokens);
   add('out', record.outputTokens);
+  add('hits', record.cacheHits);
   for (const [kind, count] of Object.entries(record.failures)) add(`failed:${kind}`, count);
   return fields;
 }
@@ -37,6 +38,7 @@ interface Counts {
   answers: number;
   in: number;
   out: number;
+  hits: number;
   failures: Record<string, number>;
 }
 
@@ -50,7 +52,7 @@ function recordsOf(id: string, day: string, hash: Record<string, string>): Usage
     const model = field.slice(0, cut);
     const name = field.slice(cut + 1);
     let counts = models.get(model);
-    if (!counts) models.set(model, (counts = { requests: 0, answers: 0, in: 0, out: 0, failures: {} }));
+    if (!counts) models.set(model, (counts = { requests: 0, answers: 0, in: 0, out: 0, hits: 0, failures: {} }));
     if (name.startsWith('failed:')) counts.failures[name.slice('failed:'.length)] = count;
     else if (name in counts && name !== 'failures') counts[name as Counter] = count;
   }
@@ -63,6 +65,7 @@ function recordsOf(id: string, day: string, hash: Record<string, string>): Usage
     failures: counts.failures,
     inputTokens: counts.in,
     outputTokens: counts.out,
+    cacheHits: counts.hits,
   }));
 }
 

@@ -1,0 +1,82 @@
+import { answerCollector, type Collected, type RoutedPart } from '../routing/index.ts';
+
+/**
+ * A routed stream passed on part for part, its whole answer handed to `complete` once the
+ * stream ended after its finish, and never otherwise: a stream that fails (an upstream
+ * error, a deadline) or that its reader cancels (the caller gone or stalled) keeps nothing.
+ * An answer larger than `maxBytes` is passed on and not kept.
+ */
+export function recordStream(stream: ReadableStream<RoutedPart>, maxBytes: number, complete: (answer: Collected) => void): ReadableStream<RoutedPart> {
+  const reader = stream.getReader();
+  const collector = answerCollector(maxBytes);
+  let keeping = true;
+  let finished = false;
+  return new ReadableStream<RoutedPart>(
+    {
+      async pull(controller) {
+        const { done, value } = await reader.read();
+        if (done) {
+          if (keeping && finished) complete(collector.answer());
+          controller.close();
+          return;
+        }
+        if (value.type === 'finish') finished = true;
+        if (keeping) {
+          try {
+            collector.take(value);
+          } catch {
+            keeping = false;
+          }
+        }
+        controller.enqueue(value);
+      },
+      cancel: (reason) => reader.cancel(reason),
+    },
+    { highWaterMark: 0 },
+  );
+}
+
+const TEXT_ID = 'txt-0';
+const REASONING_ID = 'reasoning-0';
+
+/** A kept answer's parts, in the order a routed stream has them: reasoning, text, tool calls, the finish. */
+export function answerParts(answer: Collected): RoutedPart[] {
+  const parts: RoutedPart[] = [];
+  for (const item of answer.content) {
+    const providerMetadata = item.providerMetadata;
+    const meta = providerMetadata ? { providerMetadata } : {};
+    switch (item.type) {
+      case 'reasoning':
+        parts.push({ type: 'reasoning-start', id: REASONING_ID, ...meta }, { type: 'reasoning-delta', id: REASONING_ID, delta: item.text }, { type: 'reasoning-end', id: REASONING_ID, ...meta });
+        break;
+      case 'text':
+        // Log probabilities travel in raw chunks just before the text they belong to, as OpenAI-compatible upstreams send them.
+        if (answer.logprobs) parts.push({ type: 'raw', rawValue: { choices: [{ logprobs: { content: answer.logprobs } }] } });
+        parts.push({ type: 'text-start', id: TEXT_ID, ...meta }, { type: 'text-delta', id: TEXT_ID, delta: item.text }, { type: 'text-end', id: TEXT_ID, ...meta });
+        break;
+      case 'tool-call':
+        parts.push({ type: 'tool-input-start', id: item.toolCallId, toolName: item.toolName });
+        if (item.input !== '') parts.push({ type: 'tool-input-delta', id: item.toolCallId, delta: item.input });
+        parts.push({ type: 'tool-input-end', id: item.toolCallId, toolName: item.toolName, input: item.input, ...meta });
+        break;
+    }
+  }
+  parts.push({ type: 'finish', finishReason: answer.finishReason, usage: answer.usage });
+  return parts;
+}
+
+/** A kept answer as a routed stream, read at the caller's pace. */
+export function replayStream(answer: Collected): ReadableStream<RoutedPart> {
+  const parts = answerParts(answer);
+  let next = 0;
+  return new ReadableStream<RoutedPart>(
+    {
+      pull(controller) {
+        const part = parts[next++];
+        if (part === undefined) controller.close();
+        else controller.enqueue(part);
+      },
+    },
+    { highWaterMark: 0 },
+  );
+}
