@@ -1,6 +1,7 @@
 /**
- * Writes the provider tables of README.md (tier, sign-up, calls without a key, each
- * with its source and date) and docs/keys.md (header, upstream, where to get a key)
+ * Writes the provider tables of README.md (header, tier, calls without a key) and
+ * docs/keys.md (header, upstream, where to get a key, and the tier, sign-up and calls
+ * without a key, each with its source and date)
  * from the provider plugins, between their marker comments, in the order aliases
  * try them (free tiers first):
  *
@@ -36,23 +37,30 @@ function signUp(plugin: ProviderPlugin): string {
   return `${plugin.signUp.cardRequired ? 'card required' : 'no card'} (${plugin.signUp.source}, ${plugin.signUp.checked})`;
 }
 
-/** One README row: the plugin's tier with its source, and what sign-up asks for. */
+/** What a call without a key gets, in a few words: `yes, <limits>` or `no`. */
+const withoutKey = (plugin: ProviderPlugin): string => (plugin.anonymous ? `yes: ${plugin.anonymous.limits}` : 'no');
+
+/** One README row: provider, header, tier and calls without a key; the sources are in docs/keys.md. */
 export function readmeRow(plugin: ProviderPlugin): string {
-  const anonymous = plugin.anonymous ? `; without a key: ${plugin.anonymous.limits}` : '';
-  return `| ${plugin.name} | \`${plugin.header}\` | ${plugin.tier.tier}${anonymous} | ${plugin.tier.source} (${plugin.tier.checked}) | ${signUp(plugin)} |`;
+  return `| ${plugin.name} | \`${plugin.header}\` | ${plugin.tier.tier} | ${plugin.anonymous ? 'yes' : 'no'} |`;
 }
 
-/** One docs/keys.md row: header, upstream and its override, where to get a key. */
+/** One docs/keys.md row: header, upstream and its override, where to get a key, the tier and sign-up with their sources, calls without a key. */
 export function keysRow(plugin: ProviderPlugin): string {
-  return `| ${plugin.name} | \`${plugin.header}\` | \`${plugin.baseURL}\` (\`${plugin.id.toUpperCase()}_BASE_URL\`) | ${plugin.keyUrl} |`;
+  const anonymousSource = plugin.anonymous ? ` (${plugin.anonymous.source}, ${plugin.anonymous.checked})` : '';
+  return `| ${plugin.name} | \`${plugin.header}\` | \`${plugin.baseURL}\` (\`${plugin.id.toUpperCase()}_BASE_URL\`) | ${plugin.keyUrl} | ${plugin.tier.tier} (${plugin.tier.source}, ${plugin.tier.checked}) | ${signUp(plugin)} | ${withoutKey(plugin)}${anonymousSource} |`;
 }
 
 export function readmeTable(plugins: readonly ProviderPlugin[]): string {
-  return ['| Provider | Header | Tier | Source (checked) | Sign-up |', '|---|---|---|---|---|', ...inRoutingOrder(plugins).map(readmeRow)].join('\n');
+  return ['| Provider | Header | Tier | Without a key |', '|---|---|---|---|', ...inRoutingOrder(plugins).map(readmeRow)].join('\n');
 }
 
 export function keysTable(plugins: readonly ProviderPlugin[]): string {
-  return ['| Provider | Header | Upstream (default; override with the env var) | Get a key |', '|---|---|---|---|', ...inRoutingOrder(plugins).map(keysRow)].join('\n');
+  return [
+    '| Provider | Header | Upstream (default; override with the env var) | Get a key | Tier (source, checked) | Sign-up (source, checked) | Without a key (source, checked) |',
+    '|---|---|---|---|---|---|---|',
+    ...inRoutingOrder(plugins).map(keysRow),
+  ].join('\n');
 }
 
 export const readmeSource = (page: string, plugins: readonly ProviderPlugin[]): string => betweenMarkers(page, README_MARKERS, readmeTable(plugins));
