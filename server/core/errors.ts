@@ -177,6 +177,18 @@ export const errorCatalogue = {
     message: '{header}: calls without a key spend this Freeway\'s own allowance at the provider, and are only for callers on its machine or private network (ANONYMOUS=local). Send a key in {header}.',
     remedy: 'Send a key of the provider, or ask the operator to set ANONYMOUS=on.',
   },
+  FREEWAY_KEYLESS_OFF: {
+    status: 403,
+    type: 'permission_error',
+    message: 'X-Freeway-Keyless: calls without a key are turned off on this Freeway (ANONYMOUS=off). Send provider keys in their X-<Provider>-Key headers.',
+    remedy: 'Send keys of the providers, or ask the operator to set ANONYMOUS=local or on.',
+  },
+  FREEWAY_KEYLESS_NOT_LOCAL: {
+    status: 403,
+    type: 'permission_error',
+    message: 'X-Freeway-Keyless: calls without a key spend this Freeway\'s own allowance at the providers, and are only for callers on its machine or private network (ANONYMOUS=local). Send provider keys in their X-<Provider>-Key headers.',
+    remedy: 'Send keys of the providers, or ask the operator to set ANONYMOUS=on.',
+  },
   FREEWAY_ANONYMOUS_RATE_LIMITED: {
     status: 429,
     type: 'rate_limit_error',
