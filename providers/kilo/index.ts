@@ -40,7 +40,8 @@ const kilo: ProviderPlugin = {
   },
   // "GET https://api.kilo.ai/api/gateway/models ... returns model information including pricing, context window, and
   // supported features. No authentication is required" (MODELS); the entries are OpenRouter's, which Kilo relays.
-  listing: openAIModelListing(MODELS, openRouterStyleModel),
+  // Calls without a key follow it too: Kilo rotates its free models, and the list shows the current ones.
+  listing: { ...openAIModelListing(MODELS, openRouterStyleModel), keyless: true },
   priority: 97,
   // The "Free models" table of MODELS as read on 2026-12-01 (its newest stored copy; earlier copies of the page listed
   // other `:free` models, which Kilo rotates: the live list has the last word for a key). `openrouter/free` ("Best

@@ -93,7 +93,7 @@ describe('X-Freeway-Keyless: every keyless provider with one header', function (
 
   it('`off`, or no header, asks nothing: a 401 naming the key headers, no call', async () => {
     const { url } = await start();
-    for (const headers of [{ 'X-Freeway-Keyless': 'off' }, {}]) {
+    for (const headers of [{ 'X-Freeway-Keyless': 'off' }, {}] as Array<Record<string, string>>) {
       const res = await send(url, hello('free:auto'), headers);
       const reply = await expectError(res, 401, 'authentication_error');
       expect(reply.message).to.match(/^No provider key for free:auto\. Send one of: /);
