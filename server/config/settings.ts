@@ -277,7 +277,7 @@ export const settings = {
       env: 'ANONYMOUS',
       default: 'local',
       choices: ['off', 'local', 'on'],
-      doc: "Who may ask for calls without a key (`X-Ovhcloud-Key: anonymous`, for providers that document them), which spend this instance's address's allowance: `local` callers on loopback and private addresses (as `TRUST_PROXY` resolves them), `on` anyone, `off` nobody; others get a 403 ([docs/keys.md](keys.md#calls-without-a-key))",
+      doc: "Who may ask for calls without a key (`X-Freeway-Keyless: on`, or `X-<Provider>-Key: anonymous` for one provider that documents them), which spend this instance's address's allowance: `local` callers on loopback and private addresses (as `TRUST_PROXY` resolves them), `on` anyone, `off` nobody; others get a 403 ([docs/keys.md](keys.md#calls-without-a-key))",
     }),
     perMinute: integer({
       env: 'ANONYMOUS_PER_MINUTE',
