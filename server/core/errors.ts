@@ -236,7 +236,7 @@ export const errorCatalogue = {
     type: 'freeway_all_providers_failed',
     message: 'All providers failed: {reasons}',
     remedy:
-      'Every candidate failed or was skipped, each named as `provider: reason` (an upstream error, a wait for its health, a prompt too large for it, or a key whose model list holds none of the alias\'s models or whose models are quarantined); retry after `Retry-After`, or send keys of more providers. Every reason a `connection error (ENOTFOUND)`: this machine cannot reach the providers (no network or no DNS; Freeway calls providers directly, through no proxy).',
+      'Every candidate failed or was skipped, each named as `provider: reason` (an upstream error, a wait for its health, a prompt too large for it, or a key whose model list holds none of the alias\'s models or whose models are quarantined); retry after `Retry-After`, or send keys of more providers. When every candidate failed to connect, the message ends `No provider could be reached from this machine: check its network and DNS` (each reason names the system code: `ENOTFOUND` or `EAI_AGAIN`, no network or no DNS; Freeway calls providers directly, through no proxy).',
   },
   FREEWAY_STREAM_DEADLINE: {
     status: 504,

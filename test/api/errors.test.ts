@@ -394,7 +394,7 @@ describe('errors over HTTP: upstream failures', () => {
       await chat(fw, { model: 'cerebras/llama-3.3-70b', messages: hi }, keyHeaders('cerebras')),
       502,
       'freeway_provider_error',
-      'Provider failed: cerebras: connection error (ECONNREFUSED)',
+      'Provider failed: cerebras: connection error (ECONNREFUSED): this machine could not reach the provider',
     );
   });
 

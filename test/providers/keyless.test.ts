@@ -165,6 +165,17 @@ describe('X-Freeway-Keyless: every keyless provider with one header', function (
     expect(providers.data.find((provider) => provider.id === keyed.id)?.anonymous).to.equal(null);
   });
 
+  it('with no network, the message says this machine could not reach the providers, and to check the network or DNS', async () => {
+    // `.invalid` never resolves (RFC 2606): what a machine without network or DNS meets.
+    const bases = Object.fromEntries(keyless.map((plugin) => [`${plugin.id.toUpperCase()}_BASE_URL`, `http://${plugin.id}.invalid`]));
+    freeway = await startFreeway({ env: { ...bases, ANONYMOUS_PER_MINUTE: '1000' } });
+    const res = await send(freeway.url, hello('free:auto'), KEYLESS);
+    const reply = await expectError(res, 502, 'freeway_all_providers_failed');
+    expect(reply.message).to.match(/^All providers failed: /);
+    for (const plugin of keyless) expect(reply.message).to.match(new RegExp(`${plugin.id}[^;]*: connection error \\((ENOTFOUND|EAI_AGAIN)\\): this machine could not look the provider up`));
+    expect(reply.message.endsWith('. No provider could be reached from this machine: check its network and DNS')).to.equal(true);
+  });
+
   it('free:auto orders the keyless models by quality: the best scored keyless model answers first', async () => {
     const { url } = await start({ ROUTING: 'quality' });
     const scored = keyless.flatMap((plugin) => plugin.models.filter((spec) => !spec.deprecated && spec.quality).map((spec) => ({ id: `${plugin.id}/${spec.id}`, score: spec.quality?.score ?? 0 })));
