@@ -281,9 +281,11 @@ export const settings = {
     }),
     perMinute: integer({
       env: 'ANONYMOUS_PER_MINUTE',
-      default: 4,
+      // An agent makes several requests a prompt (a title, each tool round trip): 20 lets one run, while
+      // one caller still cannot take every keyless provider's allowance for the address (Kilo's 200 an hour).
+      default: 20,
       min: 1,
-      doc: "Requests without a key one client may make a minute (in this process), so that one caller cannot spend the address's allowance for everyone; past it a 429",
+      doc: "Requests without a key one client may make a minute (in this process), so that one caller cannot spend the address's allowance for everyone; past it a 429. The default lets one coding agent run without a key",
     }),
   },
   usage: {

@@ -165,6 +165,12 @@ export const errorCatalogue = {
     message: 'No provider key for {what}. Send one of: {headers}.',
     remedy: 'Send a key of at least one provider the alias routes to, in its X-<Provider>-Key header.',
   },
+  FREEWAY_KEYS_COVER_NO_MODEL: {
+    status: 400,
+    type: 'invalid_request_error',
+    message: 'Your keys ({sent}) have no model {what}; keys of {headers} do.',
+    remedy: 'The keys sent are fine, but none of their providers has a model the alias (or the request: images, tools...) needs: send a key of a provider named, pick another alias, or drop what the request needs.',
+  },
   FREEWAY_ANONYMOUS_OFF: {
     status: 403,
     type: 'permission_error',
