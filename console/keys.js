@@ -1,7 +1,7 @@
 // @ts-check
 // The keys: one field per provider, kept in sessionStorage (localStorage too only when the person
 // asks), checked with GET /v1/providers, each key's state said in words with what to do.
-import { announce, byId, clockIn, counted, el, errorMessage, freeway, inputById, listed, messageOf, state } from './shared.js';
+import { announce, byId, clockIn, counted, el, errorMessage, freeway, inputById, isChatModel, listed, messageOf, state } from './shared.js';
 
 /** @typedef {import('./shared.js').Provider} Provider @typedef {import('./shared.js').KeyEntry} KeyEntry */
 
@@ -145,10 +145,13 @@ function renderStartHere() {
   );
 }
 
+/** What a field says of a key whose form its provider does not document. */
+const ANY_FORM = 'not documented by the provider: any value is accepted';
+
 /** @param {Provider} provider @param {string} value */
 function formatNote(provider, value) {
   const hint = provider.keyHint;
-  if (!hint) return '';
+  if (!hint) return `Format: ${ANY_FORM}.`;
   const start = hint.endsWith('…') ? hint.slice(0, -1) : '';
   const keys = value.split(',').map((key) => key.trim()).filter((key) => key !== '' && key !== ANONYMOUS);
   if (start !== '' && keys.some((key) => !key.startsWith(start))) return `${provider.name} keys start with ${start}: is this the right field?`;
@@ -178,7 +181,7 @@ function keyCard(provider, saved) {
     type: 'password',
     autocomplete: 'off',
     spellcheck: 'false',
-    placeholder: provider.keyHint ?? undefined,
+    placeholder: provider.keyHint ?? 'the key as the provider shows it',
     'aria-describedby': `${id}-hint ${id}-state`,
   });
   field.value = saved;
@@ -192,10 +195,28 @@ function keyCard(provider, saved) {
     el('label', { for: id, text: `${provider.name} key` }),
     field,
     el('p', { id: `${id}-hint`, class: 'key-hint', text: formatNote(provider, saved) }),
-    el('p', { class: 'key-info' }, link, ` · ${provider.tier}${card} · ${counted(provider.models, 'model')}`),
+    el('p', { class: 'key-info' }, link, ` · ${provider.tier}${card} · `, el('span', { id: `${id}-count`, text: modelCount(provider) })),
     anonymousOffer(provider),
     el('div', { id: `${id}-state`, class: 'key-state' }),
   );
+}
+
+/**
+ * The card's model count: the chat models the Models view lists for the provider (not deprecated, usable
+ * with the keys entered, or with any key before one is), one number in both places.
+ * @param {Provider} provider
+ */
+function modelCount(provider) {
+  const models = state.models.filter((model) => model.owned_by === provider.id && isChatModel(model) && model.available !== false);
+  return state.models.length === 0 ? '' : counted(models.length, 'chat model');
+}
+
+/** The cards' counts, when the models were read again. */
+export function renderModelCounts() {
+  for (const provider of state.providers) {
+    const count = document.getElementById(`key-${provider.id}-count`);
+    if (count) count.textContent = modelCount(provider);
+  }
 }
 
 /** A field changed: what was known of its old key no longer holds. @param {Provider} provider */

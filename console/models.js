@@ -2,7 +2,7 @@
 // The models the keys can use now (GET /v1/models with the key headers): the table, and the list
 // the playground's picker is made from.
 import { keyHeaders, usedProviders } from './keys.js';
-import { announce, byId, counted, el, errorMessage, freeway, messageOf, onChange, selectById, state } from './shared.js';
+import { announce, byId, counted, el, errorMessage, freeway, isChatModel, messageOf, onChange, selectById, state } from './shared.js';
 
 /** @typedef {import('./shared.js').Model} Model */
 
@@ -11,10 +11,7 @@ const KEYS_SETTLE_MS = 400;
 
 const CAPABILITIES = ['fast', 'reasoning', 'long-context', 'vision', 'tool-use', 'pdf'];
 
-/** A chat model of a provider (not an alias, an embedding or a transcription model). @param {Model} model */
-export function isChatModel(model) {
-  return model.owned_by !== 'freeway' && !model.deprecated && !model.capabilities.includes('embedding') && !model.capabilities.includes('transcription') && (model.kind ?? 'chat') === 'chat';
-}
+export { isChatModel };
 
 /** `quality 71` when the model carries a quality figure. @param {Model} model */
 export function qualityText(model) {

@@ -194,6 +194,29 @@ describe('the console: the first ten minutes', function () {
       await page.close();
     });
 
+    it('every provider\'s field says how its keys look, or that any value is accepted', async function () {
+      const page = await bench.open();
+      await page.getByText(/^Providers with paid or trial keys/).click();
+      for (const plugin of bench.plugins) {
+        const field = page.getByLabel(`${plugin.name} key`, { exact: true });
+        expect(await field.getAttribute('placeholder'), plugin.id).to.be.a('string').and.not.equal('');
+        expect(await page.locator(`#key-${plugin.id}-hint`).textContent(), plugin.id).to.match(/^Format: \S/);
+      }
+      expect(await page.locator('#key-zai-hint').textContent()).to.equal('Format: id.secret (32 hex digits, a dot, 16 letters and digits)');
+      const undocumented = bench.plugins.find((plugin) => plugin.keyPatterns.length === 0 && plugin.keyHint === undefined) as ProviderPlugin;
+      expect(await page.locator(`#key-${undocumented.id}-hint`).textContent()).to.equal('Format: not documented by the provider: any value is accepted.');
+      await page.close();
+    });
+
+    it('a card\'s model count is the number of rows the Models view shows for its key', async function () {
+      const page = await bench.open();
+      await page.getByLabel('Groq key').fill(variantOf(keyFor('groq', 'good'), 5));
+      await page.locator('#models-status').getByText(/^\d+ models?\.$/).waitFor();
+      const rows = (await page.locator('#models-table tbody tr').allTextContents()).length;
+      expect(await page.locator('#key-groq-count').textContent()).to.equal(`${rows} chat model${rows === 1 ? '' : 's'}`);
+      await page.close();
+    });
+
     it('"try without a key" puts `anonymous` in the field of a provider that allows calls without one, and says what that means', async function () {
       const page = await bench.open();
       const anonymous = bench.plugins.find((plugin) => plugin.anonymous) as ProviderPlugin & { anonymous: NonNullable<ProviderPlugin['anonymous']> };
