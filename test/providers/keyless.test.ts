@@ -176,6 +176,19 @@ describe('X-Freeway-Keyless: every keyless provider with one header', function (
     expect(reply.message.endsWith('. No provider could be reached from this machine: check its network and DNS')).to.equal(true);
   });
 
+  it('keeps a conversation on the keyless model that answered its last turn', async () => {
+    const { url } = await start({ ROUTING: 'quality', STICKY: 'on' });
+    const first = { model: 'free:auto', messages: [{ role: 'user', content: 'Plan a trip to Lyon.' }] };
+    const one = await postChat(url, first, KEYLESS);
+    expect(one.status, one.text).to.equal(200);
+    const model = one.headers.get('x-freeway-model');
+    for (let turn = 0; turn < 3; turn++) {
+      const next = { model: 'free:auto', messages: [...first.messages, { role: 'assistant', content: one.json.choices[0].message.content }, { role: 'user', content: `And day ${turn + 2}?` }] };
+      const answer = await postChat(url, next, KEYLESS);
+      expect(answer.headers.get('x-freeway-model'), `turn ${turn + 2}`).to.equal(model);
+    }
+  });
+
   it('free:auto orders the keyless models by quality: the best scored keyless model answers first', async () => {
     const { url } = await start({ ROUTING: 'quality' });
     const scored = keyless.flatMap((plugin) => plugin.models.filter((spec) => !spec.deprecated && spec.quality).map((spec) => ({ id: `${plugin.id}/${spec.id}`, score: spec.quality?.score ?? 0 })));
