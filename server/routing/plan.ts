@@ -126,7 +126,9 @@ const capabilityWords: Readonly<Record<Capability, string>> = {
 /** `for free:vision that takes images`, `for free:auto that takes images and calls tools`. */
 function noModelFor(entry: Alias, label: string, needs: readonly Capability[]): string {
   const all = [...new Set([...(entry.capability ? [entry.capability] : []), ...needs])];
-  return all.length === 0 ? `for ${label}` : `for ${label} ${all.map((need) => capabilityWords[need]).join(' and ')}`;
+  // `that calls tools and takes images`: one `that` for the whole list.
+  const words = all.map((need, index) => (index > 0 ? capabilityWords[need].replace(/^that /, '') : capabilityWords[need]));
+  return words.length === 0 ? `for ${label}` : `for ${label} ${words.join(' and ')}`;
 }
 
 /** The header of each provider the request has keys for (or asks without a key), as the plugin contract names it. */
