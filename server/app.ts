@@ -15,7 +15,7 @@ import { keyModelList } from './models/key-models.ts';
 import { createBodyBudget, jsonBody } from './http/json-body.ts';
 import { multipartBody } from './http/multipart-body.ts';
 import { keyShapedRedactor, requestLog } from './http/request-log.ts';
-import { createMetrics } from './http/metrics.ts';
+import { createMetrics } from './http/metrics-registry.ts';
 import { metricsEndpoint } from './http/metrics-endpoint.ts';
 import { createThrottledWarn } from './state/warn-every.ts';
 import { requestId } from './http/request-id.ts';
@@ -29,23 +29,25 @@ import type { StickyStore } from './state/sticky.ts';
 import { createUsageCounter, type UsageStore } from './state/usage.ts';
 import { chatApi } from './api/chat/index.ts';
 import { responsesApi } from './api/responses/index.ts';
-import { completionRoute } from './api/completion.ts';
+import type { ClientApiOptions } from './api/client-api.ts';
+import { completionRoute } from './api/completion-pipeline.ts';
+import { tokenCountRoute } from './api/token-count.ts';
 import { embeddingsRoute } from './api/embeddings/index.ts';
-import { health } from './api/health.ts';
+import { health } from './api/key-health.ts';
 import { transcriptionsRoute } from './api/transcriptions/index.ts';
-import { listModels, retrieveModel } from './api/models.ts';
+import { listModels, retrieveModel } from './api/model-endpoints.ts';
 import { anthropicErrors, speaksAnthropic } from './api/messages/errors.ts';
-import { countTokens, messagesApi } from './api/messages/index.ts';
-import { modelResolver, withModelMap } from './api/model-map.ts';
+import { messagesApi } from './api/messages/index.ts';
 import { anthropicModels } from './api/messages/models.ts';
 import { geminiErrors } from './api/gemini/errors.ts';
-import { geminiRoute } from './api/gemini/index.ts';
+import { geminiApi, geminiRoute } from './api/gemini/index.ts';
 import { geminiModels } from './api/gemini/models.ts';
 import { isGeminiV1Call, queryKeyAsHeader } from './api/gemini/path.ts';
-import { providersApi } from './api/providers/index.ts';
-import { curatedUsable, liveUsable } from './api/providers/usable.ts';
+import { providersApi } from './api/provider-status/index.ts';
+import { curatedUsable, liveUsable } from './api/provider-status/usable-models.ts';
 import { probes, type Readiness } from './http/probes.ts';
-import { serveConsole } from './http/console.ts';
+import { consoleHandlers } from './http/console.ts';
+import { apiPrefixes, errorShapePrefixes, fixedPaths, methodsByPath, routeOfPath, routeTable, type ProbeHandlerName, type RouteHandlerName, type RouteRow } from './http/route-table.ts';
 import { errorHandler } from './http/error-handler.ts';
 import { anonymousAccess } from './http/anonymous.ts';
 import { cachedModels, createKeyReader, createLatencyTracker, createModelSource, createRouter, createUpstreamFetch, healthPolicy } from './routing/index.ts';
@@ -95,16 +97,11 @@ const AUDIO_MAX_FIELDS = 16;
 /** Bytes of one text field at most: a Whisper prompt is at most 224 tokens. */
 const AUDIO_MAX_FIELD_BYTES = 16 * 1024;
 
-/** Freeway's API paths under /v1, for the 404 of a path that lacks (or doubles) the prefix. */
-const apiPaths = ['/chat/completions', '/responses', '/messages', '/messages/count_tokens', '/models', '/embeddings', '/audio/transcriptions'];
-
 /** Where to start, for any path Freeway does not serve. */
 const startHint = 'Freeway serves GET /v1/models (the models), GET /health (the providers\' health) and the APIs under /v1; its README describes them.';
 
-/** Every path Freeway serves, for the near miss of an unknown one. */
-const servedPaths: ReadonlyArray<readonly [string, string]> = [...apiPaths.map((api) => `/v1${api}`), '/v1/providers', '/health', '/livez', '/readyz', '/metrics'].map(
-  (path) => [path, path],
-);
+/** Every fixed path Freeway serves, for the near miss of an unknown one. */
+const servedPaths: ReadonlyArray<readonly [string, string]> = [...fixedPaths].map((path) => [path, path]);
 
 /** The served path an unknown one is a few characters from (`/v1/chat/completion`), with or without its /v1. */
 function nearPath(path: string): string | undefined {
@@ -118,8 +115,9 @@ function routeHint(path: string): string {
   if (path.startsWith('/v1beta/')) return 'Freeway serves Gemini\'s API at POST /v1beta/models/{model}:<method> and GET /v1beta/models; docs/gemini.md describes it.';
   if (path.startsWith('/v1/v1beta/')) return 'Freeway serves Gemini\'s API under /v1beta at its root: set GOOGLE_GEMINI_BASE_URL (or the SDK\'s httpOptions.baseUrl) to http://<host>:<port>, without /v1.';
   const bare = path.startsWith('/v1/v1/') ? path.slice(6) : path;
-  const known = apiPaths.find((api) => bare === api || (api === '/models' && bare.startsWith('/models/')));
-  if (known === undefined) return didYouMeanText(nearPath(path)) || startHint;
+  // A path of the APIs under /v1 sent without (or with a doubled) /v1.
+  const known = routeOfPath(`/v1${bare}`)?.startsWith('/v1/') === true;
+  if (!known) return didYouMeanText(nearPath(path)) || startHint;
   return `Freeway serves its API under /v1: use ${'/v1' + bare}${path.startsWith('/v1/v1/') ? '' : ' (set your client\'s base URL to http://<host>:<port>/v1)'}.`;
 }
 
@@ -167,6 +165,20 @@ function createServices(deps: AppDeps) {
 
 type Services = ReturnType<typeof createServices>;
 
+/**
+ * Every client API, each one value built once from one options type; an API with a
+ * model map of its own (Anthropic's, Gemini's) reads it before MODEL_MAP.
+ */
+function createClientApis({ config, catalog }: AppDeps) {
+  const options = (ownMap: ClientApiOptions['modelMap']): ClientApiOptions => ({ catalog, modelMap: [...ownMap, ...config.api.modelMap], hostedTools: config.api.hostedTools });
+  return {
+    chat: chatApi(options([])),
+    responses: responsesApi(options([])),
+    messages: messagesApi(options(config.api.anthropicModelMap)),
+    gemini: geminiApi(options(config.api.geminiModelMap)),
+  };
+}
+
 /** The route handlers and body readers, on top of the services. */
 function createHandlers(deps: AppDeps, { redact, readKeys, hashKey, upstreamFetch, knowledge, router, clientOf, shutdown, conversations }: Services) {
   const { config, catalog } = deps;
@@ -182,8 +194,7 @@ function createHandlers(deps: AppDeps, { redact, readKeys, hashKey, upstreamFetc
     clientOf,
     conversations,
   };
-  // On the Messages API Claude's names are looked up first, then MODEL_MAP's.
-  const resolveClaudeModel = modelResolver(catalog, [...config.api.anthropicModelMap, ...config.api.modelMap]);
+  const apis = createClientApis(deps);
   const created = Math.floor(Date.now() / 1000);
   const keyModels = keyModelList({ catalog, readKeys, hashKey, knowledge, clientOf, created });
   const claudeModels = anthropicModels(catalog, created, keyModels);
@@ -223,15 +234,13 @@ function createHandlers(deps: AppDeps, { redact, readKeys, hashKey, upstreamFetc
   const embeddings = embeddingsRoute(embeddingDeps);
   // Gemini's routes: x-goog-api-key may carry the Google key, and Gemini's names go through GEMINI_MODEL_MAP first.
   const readGeminiKeys = createKeyReader(catalog.providers, { googApiKey: true });
-  const resolveGeminiModel = modelResolver(catalog, [...config.api.geminiModelMap, ...config.api.modelMap]);
   const gemini = geminiRoute({
     catalog,
+    api: apis.gemini,
     completions: { ...completions, readKeys: readGeminiKeys },
     embeddings: { ...embeddingDeps, readKeys: readGeminiKeys },
-    resolve: resolveGeminiModel,
-    hostedTools: config.api.hostedTools,
   });
-  const googleModels = geminiModels(catalog, resolveGeminiModel, keyModelList({ catalog, readKeys: readGeminiKeys, hashKey, knowledge, clientOf, created }));
+  const googleModels = geminiModels(catalog, apis.gemini.resolveModel, keyModelList({ catalog, readKeys: readGeminiKeys, hashKey, knowledge, clientOf, created }));
   const transcriptions = transcriptionsRoute({
     catalog,
     readKeys,
@@ -243,72 +252,79 @@ function createHandlers(deps: AppDeps, { redact, readKeys, hashKey, upstreamFetc
     }),
   });
 
-  return { completions, resolveClaudeModel, keyModels, claudeModels, byApi, readBody, readAudio, embeddings, transcriptions, gemini, googleModels };
+  return { completions, apis, keyModels, claudeModels, byApi, readBody, readAudio, embeddings, transcriptions, gemini, googleModels };
 }
 
-/** Every route Freeway serves, each with the 405 of its other methods. */
-function mountRoutes(app: Express, deps: AppDeps, services: Services, handlers: ReturnType<typeof createHandlers>): void {
+/** A maker of each handler of the route table, called once at start-up for the rows mounted. */
+type RouteHandlers = Readonly<Record<Exclude<RouteHandlerName, ProbeHandlerName>, () => RequestHandler>>;
+
+/** Every handler the route table names, on top of the services and the client APIs. */
+function routeHandlers(deps: AppDeps, services: Services, handlers: ReturnType<typeof createHandlers>): RouteHandlers {
   const { config, catalog } = deps;
   const { metrics, readKeys, healthStore, hashKey, stores, upstreamFetch, redact, knowledge, usage, clientOf } = services;
-  const { completions, resolveClaudeModel, keyModels, claudeModels, byApi, readBody, readAudio, embeddings, transcriptions, gemini, googleModels } = handlers;
-  if (config.metrics.mode === 'main') {
-    app.get('/metrics', metricsEndpoint(deps.scrapeMetrics ?? (() => metrics.registry.metrics()), metrics.registry.contentType));
-    app.all('/metrics', methodNotAllowed('GET, HEAD'));
-  }
-  app.get('/health', health(readKeys, healthStore, hashKey, deps.now));
-  app.all('/health', methodNotAllowed('GET, HEAD'));
-  app.get(
-    '/v1/providers',
-    providersApi({
-      catalog,
-      readKeys,
-      health: healthStore,
-      checks: stores.keyCheckStore,
-      hashKey,
-      baseURLs: config.providers.baseURLs,
-      fetch: upstreamFetch,
-      redact,
-      usable: config.models.live ? liveUsable(catalog, knowledge) : curatedUsable(catalog),
-      noCreditWaitMs: config.models.noCreditWaitMs,
-      clientOf,
-      intervalMs: config.keyChecks.intervalMs,
-      perMinute: config.keyChecks.perMinute,
-      timeoutMs: config.keyChecks.timeoutMs,
-      usage,
-      now: deps.now,
-    }),
-  );
-  app.all('/v1/providers', methodNotAllowed('GET, HEAD'));
-  app.get('/v1/models', byApi(claudeModels.list, listModels(catalog, keyModels)));
-  app.all('/v1/models', methodNotAllowed('GET, HEAD'));
-  app.get('/v1/models/*id', byApi(claudeModels.retrieve, retrieveModel(catalog, keyModels)));
-  // @google/genai 3.x calls Gemini's v1: its POSTs to /v1/models/{model}:{method}; anything else here keeps its 405.
-  app.post('/v1/models/*name', (req, _res, next) => next(isGeminiV1Call(req) ? undefined : 'route'), queryKeyAsHeader, readBody, gemini);
-  app.all('/v1/models/*id', methodNotAllowed('GET, HEAD'));
-  app.get('/v1beta/models', queryKeyAsHeader, googleModels.list);
-  app.all('/v1beta/models', methodNotAllowed('GET, HEAD'));
-  app.get('/v1beta/models/*name', queryKeyAsHeader, googleModels.get);
-  app.post('/v1beta/models/*name', queryKeyAsHeader, readBody, gemini);
-  app.all('/v1beta/models/*name', methodNotAllowed('GET, HEAD, POST'));
-  app.post(
-    '/v1/chat/completions',
-    readBody,
-    completionRoute(withModelMap(chatApi, config.api.modelMap, catalog), completions),
-  );
-  app.all('/v1/chat/completions', methodNotAllowed('POST'));
-  app.post('/v1/responses', readBody, completionRoute(withModelMap(responsesApi({ hostedTools: config.api.hostedTools }), config.api.modelMap, catalog), completions));
-  app.all('/v1/responses', methodNotAllowed('POST'));
-  app.post('/v1/messages', readBody, completionRoute(messagesApi(resolveClaudeModel), completions));
-  app.all('/v1/messages', methodNotAllowed('POST'));
-  app.post('/v1/messages/count_tokens', readBody, countTokens(catalog, resolveClaudeModel));
-  app.all('/v1/messages/count_tokens', methodNotAllowed('POST'));
-  app.post('/v1/embeddings', readBody, embeddings);
-  app.all('/v1/embeddings', methodNotAllowed('POST'));
-  // AUDIO_MAX_BYTES, not BODY_LIMIT, bounds this route's body.
-  app.post('/v1/audio/transcriptions', readAudio, transcriptions);
-  app.all('/v1/audio/transcriptions', methodNotAllowed('POST'));
-  if (config.server.console) serveConsole(app);
+  const { completions, apis, keyModels, claudeModels, byApi, embeddings, transcriptions, gemini, googleModels } = handlers;
+  // The console's files are read only when CONSOLE=on mounts its rows.
+  let consoleRead: ReturnType<typeof consoleHandlers> | undefined;
+  const consoleFiles = (): ReturnType<typeof consoleHandlers> => (consoleRead ??= consoleHandlers());
+  return {
+    metrics: () => metricsEndpoint(deps.scrapeMetrics ?? (() => metrics.registry.metrics()), metrics.registry.contentType),
+    health: () => health(readKeys, healthStore, hashKey, deps.now),
+    providers: () =>
+      providersApi({
+        catalog,
+        readKeys,
+        health: healthStore,
+        checks: stores.keyCheckStore,
+        hashKey,
+        baseURLs: config.providers.baseURLs,
+        fetch: upstreamFetch,
+        redact,
+        usable: config.models.live ? liveUsable(catalog, knowledge) : curatedUsable(catalog),
+        noCreditWaitMs: config.models.noCreditWaitMs,
+        clientOf,
+        intervalMs: config.keyChecks.intervalMs,
+        perMinute: config.keyChecks.perMinute,
+        timeoutMs: config.keyChecks.timeoutMs,
+        usage,
+        now: deps.now,
+      }),
+    'models.list': () => byApi(claudeModels.list, listModels(catalog, keyModels)),
+    'models.retrieve': () => byApi(claudeModels.retrieve, retrieveModel(catalog, keyModels)),
+    gemini: () => gemini,
+    'gemini.models.list': () => googleModels.list,
+    'gemini.models.get': () => googleModels.get,
+    chat: () => completionRoute(apis.chat, completions),
+    responses: () => completionRoute(apis.responses, completions),
+    messages: () => completionRoute(apis.messages, completions),
+    'messages.countTokens': () => tokenCountRoute(apis.messages, catalog),
+    embeddings: () => embeddings,
+    transcriptions: () => transcriptions,
+    'console.page': () => consoleFiles().page,
+    'console.file': () => consoleFiles().file,
+  };
+}
 
+/** What runs before a row's handler: its guard, Google's `?key=`, its body reader (AUDIO_MAX_BYTES, not BODY_LIMIT, bounds a multipart upload). */
+function rowMiddleware(row: RouteRow, readers: { readonly json: RequestHandler; readonly multipart: RequestHandler }): RequestHandler[] {
+  const chain: RequestHandler[] = [];
+  // @google/genai 3.x calls Gemini's v1: its POSTs to /v1/models/{model}:{method}; anything else there goes on (to its 405).
+  if (row.only === 'geminiV1') chain.push((req, _res, next) => next(isGeminiV1Call(req) ? undefined : 'route'));
+  if (row.queryKey) chain.push(queryKeyAsHeader);
+  if (row.body !== undefined) chain.push(readers[row.body]);
+  return chain;
+}
+
+/** Every route of the route table this configuration serves, then the 405 of each path's other methods. */
+function mountRoutes(app: Express, config: Config, handlers: RouteHandlers, readers: { readonly json: RequestHandler; readonly multipart: RequestHandler }): void {
+  const rows = routeTable.filter(
+    (row) => row.mount === undefined || (row.mount === 'metrics' && config.metrics.mode === 'main') || (row.mount === 'console' && config.server.console),
+  );
+  for (const row of rows) {
+    const handler = handlers[row.handler as keyof RouteHandlers]();
+    if (row.method === 'GET') app.get(row.path, ...rowMiddleware(row, readers), handler);
+    else app.post(row.path, ...rowMiddleware(row, readers), handler);
+  }
+  for (const { path, allow } of methodsByPath(rows)) app.all(path, methodNotAllowed(allow));
 }
 
 export function createApp(deps: AppDeps): FreewayApp {
@@ -330,7 +346,7 @@ export function createApp(deps: AppDeps): FreewayApp {
   app.use(requestLog(logger, keyShapedRedactor(redact, readKeys)));
   app.use(metrics.middleware);
   app.use(
-    ['/v1', '/v1beta'],
+    [...apiPrefixes],
     cors({
       origin: config.server.corsOrigins === '*' ? '*' : [...config.server.corsOrigins],
       methods: ['GET', 'POST', 'OPTIONS'],
@@ -343,14 +359,14 @@ export function createApp(deps: AppDeps): FreewayApp {
     }),
   );
   // Before the rate limit and the body reader, so that their errors too are in Anthropic's shape.
-  app.use('/v1/messages', anthropicErrors());
-  app.use('/v1/models', anthropicErrors(speaksAnthropic));
+  app.use(errorShapePrefixes.messages, anthropicErrors());
+  app.use(errorShapePrefixes.models, anthropicErrors(speaksAnthropic));
   // Google's envelope on Gemini's routes: all of /v1beta, and Gemini's POSTs under /v1/models.
-  app.use('/v1beta', geminiErrors());
-  app.use('/v1/models', geminiErrors(isGeminiV1Call));
-  app.use(['/v1', '/v1beta'], rateLimit);
+  app.use(errorShapePrefixes.gemini, geminiErrors());
+  app.use(errorShapePrefixes.models, geminiErrors(isGeminiV1Call));
+  app.use([...apiPrefixes], rateLimit);
   app.use(
-    ['/v1', '/v1beta'],
+    [...apiPrefixes],
     anonymousAccess({
       plugins: deps.catalog.providers,
       mode: config.anonymous.mode,
@@ -360,7 +376,7 @@ export function createApp(deps: AppDeps): FreewayApp {
     }),
   );
 
-  mountRoutes(app, deps, services, handlers);
+  mountRoutes(app, config, routeHandlers(deps, services, handlers), { json: handlers.readBody, multipart: handlers.readAudio });
 
   app.use((req) => {
     throw freewayError('FREEWAY_UNKNOWN_ROUTE', { method: req.method, path: clip(req.path), hint: routeHint(req.path) });

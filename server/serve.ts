@@ -8,7 +8,7 @@ import { isEcho } from './cluster/signals.ts';
 import { runPrimary } from './cluster/supervisor.ts';
 import { createWorkerStores } from './cluster/worker-stores.ts';
 import { cannotStart, listenFailure, loadConfig, type Config } from './config/index.ts';
-import { createStdoutLogger, exitAfterFlush } from './http/request-log.ts';
+import { createStdoutLogger, exitAfterFlush } from './http/process-logger.ts';
 import { createFreewayServer } from './http/server.ts';
 import { collectDefaultMetrics } from 'prom-client';
 import { listenForMetrics } from './http/metrics-endpoint.ts';

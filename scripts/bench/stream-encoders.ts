@@ -12,7 +12,7 @@ import { chatStream } from '../../server/api/chat/stream.ts';
 import { messagesStream } from '../../server/api/messages/stream.ts';
 import { parseMessagesRequest } from '../../server/api/messages/validate.ts';
 import type { ChatRequest } from '../../server/api/chat/types.ts';
-import type { StreamEncoder } from '../../server/api/completion.ts';
+import type { StreamEncoder } from '../../server/api/client-api.ts';
 import { responsesStream } from '../../server/api/responses/stream.ts';
 import { parseResponsesRequest } from '../../server/api/responses/validate.ts';
 import type { RoutedFinish, RoutedPart } from '../../server/routing/index.ts';

@@ -3,7 +3,7 @@ import type { Alias, CatalogModel } from '../../catalog/catalog.ts';
 import type { KeySet } from '../core/keys.ts';
 import type { ShutdownGate } from '../http/shutdown.ts';
 import type { AttemptFn, AttemptLog, Router, WholeCallRequest } from '../routing/index.ts';
-import { callerController, routeFailed, setRoutingHeaders } from './completion.ts';
+import { callerController, routeFailed, setRoutingHeaders } from './routed-call.ts';
 
 export interface WholeCallDeps {
   readonly router: Router;

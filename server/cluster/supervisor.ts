@@ -2,7 +2,7 @@ import cluster, { type Worker } from 'node:cluster';
 import type { Logger } from 'pino';
 import { cannotStart, listenFailure, type Config } from '../config/index.ts';
 import { listenForMetrics } from '../http/metrics-endpoint.ts';
-import { exitAfterFlush } from '../http/request-log.ts';
+import { exitAfterFlush } from '../http/process-logger.ts';
 import { answerWorkers, cannotStartReason, shutdownMessage } from './channel.ts';
 import { aggregateWorkers, scrapeCall } from './metrics.ts';
 import { createPrimaryStores, type PrimaryStores, type StoreCall } from './primary-stores.ts';

@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { RequestHandler } from 'express';
 import { Registry } from 'prom-client';
+import { pathOf } from './route-table.ts';
 
 /** `GET /metrics`: the text a scrape function makes, in Prometheus's content type. */
 export function metricsEndpoint(scrape: () => Promise<string>, contentType: string): RequestHandler {
@@ -22,10 +23,11 @@ export function listenForMetrics(
   onListening: (url: string) => void,
   onError: (error: unknown) => void,
 ): Server {
+  const metricsPath = pathOf('metrics');
   const server = createServer((req, res) => {
     const path = (req.url ?? '').split('?')[0];
-    if (path !== '/metrics' || (req.method !== 'GET' && req.method !== 'HEAD')) {
-      res.writeHead(404, { 'Content-Type': 'text/plain' }).end('Only GET /metrics is served here.\n');
+    if (path !== metricsPath || (req.method !== 'GET' && req.method !== 'HEAD')) {
+      res.writeHead(404, { 'Content-Type': 'text/plain' }).end(`Only GET ${metricsPath} is served here.\n`);
       return;
     }
     scrape().then(
@@ -36,7 +38,7 @@ export function listenForMetrics(
   server.once('error', onError);
   server.listen(where.port, where.host, () => {
     server.off('error', onError);
-    onListening(`http://${where.host}:${where.port}/metrics`);
+    onListening(`http://${where.host}:${where.port}${metricsPath}`);
   });
   // Never holds a stopping process open.
   server.unref();

@@ -1,6 +1,7 @@
 import type { Express, Response } from 'express';
+import { pathOf } from './route-table.ts';
 
-/** Where the process is in its life, for `/readyz`. */
+/** Where the process is in its life, for the readiness probe. */
 export interface Readiness {
   phase: 'starting' | 'ready' | 'stopping';
 }
@@ -27,11 +28,13 @@ export function probes(app: Express, readiness: Readiness, redisReady: (() => bo
   const noRedis = requireRedis
     ? answer(503, { status: 'unavailable', reason: 'Redis is unreachable, and READYZ_REQUIRE_REDIS=true.' })
     : answer(200, { status: 'degraded', reason: 'Redis is unreachable: rate limits and provider health are kept in this process\'s memory until it answers again.' });
+  const livez = pathOf('livez');
+  const readyz = pathOf('readyz');
   // One middleware ahead of all others: every other request pays one string comparison or two.
   app.use((req, res, next) => {
     if (req.method !== 'GET' && req.method !== 'HEAD') next();
-    else if (req.url === '/livez') live(res);
-    else if (req.url !== '/readyz') next();
+    else if (req.url === livez) live(res);
+    else if (req.url !== readyz) next();
     else if (readiness.phase === 'stopping') stopping(res);
     else if (readiness.phase === 'starting') starting(res);
     else if (redisReady !== undefined && !redisReady()) noRedis(res);

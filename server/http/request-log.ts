@@ -1,63 +1,8 @@
 import type { NextFunction, Request, Response } from 'express';
-import { pino, type DestinationStream, type Logger } from 'pino';
+import type { Logger } from 'pino';
 import { REDACTED, sanitizeForLog, type Redactor } from '../core/redact.ts';
 import type { KeyReader } from '../core/keys.ts';
-
-/**
- * Serializers are the only way objects reach a log line, and none of them
- * lets a header value, a body or an unredacted path through.
- */
-const serializers = {
-  err(error: unknown) {
-    if (!(error instanceof Error)) return { message: sanitizeForLog(String(error)) };
-    return { type: error.name, message: sanitizeForLog(error.message) };
-  },
-};
-
-export function createLogger(level: string, destination?: DestinationStream): Logger {
-  return pino({ level, base: undefined, serializers }, destination ?? pino.destination({ sync: false }));
-}
-
-/**
- * Freeway's own logger on stdout: JSON lines, or pino-pretty's readable lines
- * for a terminal. If stdout goes away (a pipe whose reader exited), logging
- * stops instead of buffering without bound or holding up shutdown.
- */
-export async function createStdoutLogger(level: string, format: 'json' | 'pretty'): Promise<Logger> {
-  if (format === 'pretty') {
-    const { default: pretty } = await import('pino-pretty');
-    const stream = pretty({ destination: 1, sync: false, translateTime: 'SYS:HH:MM:ss.l', ignore: 'hostname' });
-    const logger = createLogger(level, stream);
-    stream.on('error', () => silence(logger));
-    return logger;
-  }
-  const destination = pino.destination({ sync: false });
-  const logger = createLogger(level, destination);
-  destination.on('error', () => silence(logger));
-  return logger;
-}
-
-const broken = new WeakSet<Logger>();
-
-function silence(logger: Logger): void {
-  broken.add(logger);
-  logger.level = 'silent';
-}
-
-/** How long an exiting process waits for its last log lines to be written. */
-const flushTimeoutMs = 1_000;
-
-/** Writes what is buffered, then exits; never waits on a stdout that cannot take it. */
-export function exitAfterFlush(logger: Logger, code: number): void {
-  process.exitCode = code;
-  if (broken.has(logger)) process.exit(code);
-  setTimeout(() => process.exit(code), flushTimeoutMs).unref();
-  try {
-    logger.flush(() => process.exit(code));
-  } catch {
-    process.exit(code);
-  }
-}
+import { routeOfPath } from './route-table.ts';
 
 export interface LogLocals {
   /** Every upstream attempt of the request: provider, model, the key's position when there are several, status, ms. No keys. */
@@ -76,9 +21,6 @@ export interface LogLocals {
   /** The request's id (http/request-id.ts), on its log line. */
   requestId?: string;
 }
-
-/** Paths that are Freeway's own constants, logged as they are even when no route ran (a 429). */
-const fixedPaths = new Set(['/health', '/metrics', '/v1/models', '/v1/chat/completions', '/v1/responses', '/v1/messages', '/v1/messages/count_tokens', '/v1beta/models']);
 
 /** Redacts a path or query string for the log: keys of known formats, the request's own keys, key-shaped tokens. */
 export type PathRedactor = (text: string, req: Request, res: Response) => string;
@@ -113,9 +55,6 @@ export function keyShapedRedactor(redact: Redactor, readKeys: KeyReader): PathRe
 /** Google's API takes its key as `?key=` too: its value never reaches a log line, whatever it looks like. */
 const keyParam = /([?&])key=[^&]*/g;
 
-/** Gemini's model paths, whose `{model}` a caller chose: logged by their pattern even when no route ran (a 429). */
-const modelPathPattern = (path: string): string | undefined => (path.startsWith('/v1beta/models/') ? '/v1beta/models/*name' : undefined);
-
 /** The matched route's own pattern, which holds no user data; otherwise the path, redacted. */
 function pathForLog(req: Request, res: Response, redactPath: PathRedactor): string {
   const url = req.originalUrl;
@@ -124,7 +63,8 @@ function pathForLog(req: Request, res: Response, redactPath: PathRedactor): stri
   const search = query === -1 ? '' : redactPath(url.slice(query).replace(keyParam, `$1key=${REDACTED}`), req, res);
   const route = (req.route as { path?: unknown } | undefined)?.path;
   if (typeof route === 'string') return route + search;
-  return (fixedPaths.has(path) ? path : (modelPathPattern(path) ?? redactPath(path, req, res))) + search;
+    // A path of the route table (a 429 before any route ran) is Freeway's own constant or a route's pattern.
+  return (routeOfPath(path) ?? redactPath(path, req, res)) + search;
 }
 
 /** One line per request: `<METHOD> <path> <status> <duration>ms`. */

@@ -6,7 +6,7 @@ import { buildCatalog, isAlias } from '../../catalog/catalog.ts';
 import type { ProviderPlugin } from '../../providers/types.ts';
 import { createApp } from '../../server/app.ts';
 import { loadConfig } from '../../server/config/index.ts';
-import { createLogger } from '../../server/http/request-log.ts';
+import { createLogger } from '../../server/http/process-logger.ts';
 import type { HealthStore } from '../../server/state/health.ts';
 import { createMemoryHealthStore } from '../../server/routing/health.ts';
 import { startFreeway, type RunningFreeway, type StartOptions } from '../support/freeway.ts';

@@ -8,7 +8,7 @@ import type { HealthStore, Outcome } from '../../server/state/health.ts';
 import { createKeyHasher } from '../../server/state/key-hash.ts';
 import { createMemoryHealthStore, HEALTH_TIMINGS, healthPolicy, viewHealth } from '../../server/routing/health.ts';
 import { createSlidingWindowStore } from '../../server/state/sliding-window-store.ts';
-import { createLogger } from '../../server/http/request-log.ts';
+import { createLogger } from '../../server/http/process-logger.ts';
 import { closeRedis, connectRedis } from '../../server/state/redis/client.ts';
 import { createRedisHealthStore } from '../../server/state/redis/health-store.ts';
 import { createRedisRateLimitStore } from '../../server/state/redis/rate-limit-store.ts';

@@ -6,7 +6,7 @@ import { buildCatalog, type Catalog } from '../../catalog/catalog.ts';
 import { createApp, type AppDeps } from '../../server/app.ts';
 import { loadConfig } from '../../server/config/index.ts';
 import type { HealthStore } from '../../server/state/health.ts';
-import { createLogger } from '../../server/http/request-log.ts';
+import { createLogger } from '../../server/http/process-logger.ts';
 import { createFreewayServer, type ServerTimeouts } from '../../server/http/server.ts';
 import { providerPlugins } from './plugins.ts';
 import type { Readiness } from '../../server/http/probes.ts';

@@ -6,7 +6,7 @@ import type { Options } from 'express-rate-limit';
 import { connectToPrimary } from '../../server/cluster/channel.ts';
 import { askPrimaryForMetrics } from '../../server/cluster/metrics.ts';
 import { createWorkerStores } from '../../server/cluster/worker-stores.ts';
-import { createLogger } from '../../server/http/request-log.ts';
+import { createLogger } from '../../server/http/process-logger.ts';
 import { healthPolicy } from '../../server/routing/health.ts';
 
 const { rateLimitStore, healthStore } = createWorkerStores(createLogger('info'), healthPolicy);

@@ -1,4 +1,5 @@
-import type { ClientApi } from '../completion.ts';
+import type { ClientApi, ClientApiOptions } from '../client-api.ts';
+import { modelResolver } from '../model-map.ts';
 import { isLegacy, requiredCapabilities, toCallOptions, toExtras } from './request.ts';
 import { toChatCompletion } from './response.ts';
 import { chatStream } from './stream.ts';
@@ -6,14 +7,17 @@ import type { ChatRequest } from './types.ts';
 import { parseChatRequest } from './validate.ts';
 
 /** OpenAI's chat completions, `POST /v1/chat/completions`. */
-export const chatApi: ClientApi<ChatRequest> = {
-  parse: parseChatRequest,
-  target: (request) => request.model,
-  callOptions: toCallOptions,
-  needs: requiredCapabilities,
-  stream: (request) => request.stream === true,
-  user: (request) => request.user,
-  extras: toExtras,
-  respond: (result, request) => toChatCompletion(result, request.model, isLegacy(request)),
-  openStream: chatStream,
-};
+export function chatApi(options: ClientApiOptions): ClientApi<ChatRequest> {
+  return {
+    parse: (body) => parseChatRequest(body),
+    model: (request) => request.model,
+    resolveModel: modelResolver(options),
+    callOptions: toCallOptions,
+    needs: requiredCapabilities,
+    stream: (request) => request.stream === true,
+    user: (request) => request.user,
+    extras: toExtras,
+    respond: (result, request) => toChatCompletion(result, request.model, isLegacy(request)),
+    openStream: chatStream,
+  };
+}

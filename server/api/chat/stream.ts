@@ -1,6 +1,6 @@
 import { errorBody } from '../../core/errors.ts';
 import type { RoutedContentPart, RoutedFinish } from '../../routing/index.ts';
-import type { StreamEncoder } from '../completion.ts';
+import type { StreamEncoder } from '../client-api.ts';
 import { systemContext, type EncoderContext } from '../encoding.ts';
 import { tokenLogprobs, type TokenLogprob } from '../../../providers/openai-compatible.ts';
 import { isLegacy } from './request.ts';

@@ -3,7 +3,7 @@ import type { Alias, Catalog, CatalogModel, ModelObject } from '../../../catalog
 import { didYouMean } from '../../../catalog/suggest.ts';
 import { clip, freewayError } from '../../core/errors.ts';
 import type { KeyModelList } from '../../models/key-models.ts';
-import { modelIdOf } from '../models.ts';
+import { modelIdOf } from '../model-endpoints.ts';
 import { MAX_MODEL_ID_LENGTH } from '../limits.ts';
 import { fail } from '../validation.ts';
 import { queryOf } from './path.ts';

@@ -1,6 +1,7 @@
 import type { Request, RequestHandler } from 'express';
 import { GOOG_API_KEY_HEADER } from '../../routing/index.ts';
-import { modelIdOf } from '../models.ts';
+import { onlyRow, wildcardPrefix } from '../../http/route-table.ts';
+import { modelIdOf } from '../model-endpoints.ts';
 
 /** The methods of `POST /v1beta/models/{model}:{method}` that Freeway serves. */
 export const geminiMethods = ['generateContent', 'streamGenerateContent', 'countTokens', 'embedContent', 'batchEmbedContents'] as const;
@@ -30,6 +31,9 @@ export function geminiCallOf(req: Request): GeminiCall | undefined {
 
 export const isGeminiMethod = (method: string): method is GeminiMethod => (geminiMethods as readonly string[]).includes(method);
 
+/** The path Gemini's calls under /v1 start with, from the route table. */
+const geminiV1Prefix = wildcardPrefix(onlyRow('geminiV1'));
+
 /**
  * True for `POST /v1/models/{model}:{method}` with a method Freeway serves (`@google/genai`
  * 3.x calls Gemini's `v1` by default). Any other request under `/v1/models` is OpenAI's or
@@ -48,7 +52,7 @@ export function isGeminiV1Call(req: Request): boolean {
   } catch {
     return false;
   }
-  if (!decoded.startsWith('/v1/models/')) return false;
+  if (!decoded.startsWith(geminiV1Prefix)) return false;
   return isGeminiMethod(decoded.slice(decoded.lastIndexOf(':') + 1));
 }
 

@@ -1,5 +1,5 @@
 import type { RoutedContentPart, RoutedFinish } from '../../routing/index.ts';
-import type { StreamEncoder } from '../completion.ts';
+import type { StreamEncoder } from '../client-api.ts';
 import { systemContext, type EncoderContext } from '../encoding.ts';
 import { googleErrorBody } from './errors.ts';
 import { callPart, responseIdOf, showsThoughts, signatureOf, toFinishReason, toUsageMetadata, type OutPart } from './response.ts';

@@ -4,7 +4,7 @@ import { didYouMean } from '../../../catalog/suggest.ts';
 import { clip, freewayError } from '../../core/errors.ts';
 import { fail } from '../validation.ts';
 import type { KeyModelList } from '../../models/key-models.ts';
-import { modelIdOf } from '../models.ts';
+import { modelIdOf } from '../model-endpoints.ts';
 
 const DEFAULT_LIMIT = 20;
 

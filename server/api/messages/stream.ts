@@ -1,6 +1,6 @@
 import { noUsage } from '../../../providers/usage.ts';
 import type { RoutedContentPart } from '../../routing/index.ts';
-import type { StreamEncoder } from '../completion.ts';
+import type { StreamEncoder } from '../client-api.ts';
 import { systemContext, type EncoderContext } from '../encoding.ts';
 import { anthropicErrorBody } from './errors.ts';
 import { toToolUseId } from './request.ts';

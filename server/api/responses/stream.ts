@@ -1,6 +1,6 @@
 import type { ErrorType } from '../../core/errors.ts';
 import type { RoutedContentPart } from '../../routing/index.ts';
-import type { StreamEncoder } from '../completion.ts';
+import type { StreamEncoder } from '../client-api.ts';
 import { systemContext, type EncoderContext } from '../encoding.ts';
 import { echoedFields, finalState, functionCall, newId, toOutcome, toUsage, type ItemStatus, type OutputItem, type ResponseState } from './response.ts';
 import type { ResponsesRequest } from './types.ts';

@@ -11,7 +11,7 @@ import { isLegacy } from '../../../server/api/chat/request.ts';
 import { toChatCompletion } from '../../../server/api/chat/response.ts';
 import { chatStream } from '../../../server/api/chat/stream.ts';
 import { parseChatRequest } from '../../../server/api/chat/validate.ts';
-import type { StreamEncoder } from '../../../server/api/completion.ts';
+import type { StreamEncoder } from '../../../server/api/client-api.ts';
 import type { EncoderContext, WholeAnswer } from '../../../server/api/encoding.ts';
 import type { RoutedFinish, RoutedPart } from '../../../server/routing/index.ts';
 import { partNormaliser } from '../../../server/routing/stream-parts.ts';

@@ -1,82 +1,32 @@
 import type { Request, RequestHandler, Response } from 'express';
 import { isAlias, type Catalog } from '../../catalog/catalog.ts';
-import type { Capability, RequestExtras } from '../../providers/types.ts';
+import type { RequestExtras } from '../../providers/types.ts';
 import { routingStrategies, type RoutingStrategy } from '../config/index.ts';
-import { freewayError, invalidField, type ErrorType, type HttpError } from '../core/errors.ts';
+import { freewayError, invalidField, type HttpError } from '../core/errors.ts';
 import type { TextHasher } from '../state/key-hash.ts';
 import type { ShutdownGate } from '../http/shutdown.ts';
 import type { Redactor } from '../core/redact.ts';
 import {
-  CallerGone,
   StreamFailed,
   classifyFailure,
   conversationOf,
   routedModel,
   type AttemptLog,
-  type CallOptions,
-  type Candidate,
-  type Collected,
   type ModelSource,
-  type RoutedContentPart,
   type RoutedFinish,
   type RoutedStreamResult,
   type Router,
 } from '../routing/index.ts';
-import { lookUpModel } from './lookup.ts';
 import type { KeyReader, KeySet } from '../core/keys.ts';
+import type { ClientApi, StreamEncoder } from './client-api.ts';
+import { lookUpModel } from './lookup.ts';
+import { callerController, routeFailed, setRoutingHeaders, SHUTDOWN_REASON } from './routed-call.ts';
 
-/**
- * One client API (chat completions, Responses, Messages): how its request maps
- * into the AI SDK's call options and how the AI SDK's result and stream parts map
- * back. Everything between, catalog, routing, failover, health, timeouts, is the
- * same for every API and lives in `completionRoute`.
+/*
+ * The completion pipeline every client API's routed endpoint shares: validate, resolve
+ * the model (the API's model map, then the catalog), plan, the routed model, the API's
+ * encoder, written at the pace the caller reads.
  */
-export interface ClientApi<Req> {
-  /** Validates the body; throws a 400 `HttpError` naming the field. */
-  parse(body: unknown): Req;
-  /** The catalog id or alias to route to. */
-  target(request: Req): string;
-  /** The model as the caller named it, where `target` maps it (a model map): messages name both. */
-  sentModel?(request: Req): string;
-  callOptions(request: Req): CallOptions;
-  /** Capabilities a model must have to take the request at all (tools, images, ...). */
-  needs(request: Req): Capability[];
-  stream(request: Req): boolean;
-  /** Passed to providers that take an end-user id. */
-  user(request: Req): string | undefined;
-  /** What else the request asks of the provider (`parallelToolCalls`, `logprobs`); passed where the provider takes it. */
-  extras?(request: Req): Omit<RequestExtras, 'user'>;
-  /** Tools of the request left out of the upstream call (hosted tools), by type: named in X-Freeway-Dropped-Tools and the log line. */
-  droppedTools?(request: Req): readonly string[];
-  /** The whole answer, for a caller that did not ask to stream; `result.candidate` is the model and key that answered. */
-  respond(result: Answered, request: Req): unknown;
-  /** A writer of this API's server-sent events for one answer. */
-  openStream(request: Req): StreamEncoder;
-}
-
-/**
- * Turns a routed stream (routing's stream vocabulary: no error parts, no provider-executed
- * calls, every tool call as start, deltas and an end with its whole arguments, one finish,
- * last) into one API's server-sent events.
- */
-export interface StreamEncoder {
-  /** The answer's content type; server-sent events when absent (Gemini's streamGenerateContent without `alt=sse` is one JSON array). */
-  readonly contentType?: string;
-  /**
-   * What is sent with the headers, before any part (a role chunk, `response.created`, `message_start`);
-   * `model` is the catalog id of the model that answers.
-   */
-  start(model?: string): string;
-  /** One part -> SSE text, '' for none. */
-  part(part: RoutedContentPart): string;
-  /** The closing events, for the stream's finish, once the stream has ended. */
-  end(finish: RoutedFinish): string;
-  /** A failure after the first byte: this API's error event, which ends the stream. */
-  fail(status: number, type: ErrorType, message: string): string;
-}
-
-/** A whole answer, and the candidate (model and key) that gave it. */
-export type Answered = Collected & { readonly candidate: Candidate };
 
 export interface CompletionDeps {
   readonly catalog: Catalog;
@@ -104,19 +54,6 @@ function routingOf(req: Request): RoutingStrategy | undefined {
   const strategy = routingStrategies.find((name) => name === value);
   if (strategy === undefined) throw invalidField('X-Freeway-Routing', `must be one of ${routingStrategies.join(', ')}`);
   return strategy;
-}
-
-export function attemptsHeader(attempts: readonly AttemptLog[]): string {
-  return attempts.map((a) => `${a.provider}/${a.model}${a.key === undefined ? '' : ` key ${a.key}`} ${a.status}${a.ms === undefined ? '' : ` ${a.ms}ms`}`).join(', ');
-}
-
-const SHUTDOWN_REASON = 'Freeway was shutting down and SHUTDOWN_TIMEOUT_MS ran out before the answer was complete';
-
-export function setRoutingHeaders(res: Response, candidate: Candidate, attempts: readonly AttemptLog[]): void {
-  const { model } = candidate;
-  res.setHeader('X-Freeway-Provider', model.provider.id);
-  res.setHeader('X-Freeway-Model', model.id);
-  res.setHeader('X-Freeway-Attempts', attemptsHeader(attempts));
 }
 
 /**
@@ -238,16 +175,17 @@ async function sendStream(answer: StreamAnswer, deps: CompletionDeps): Promise<v
   }
 }
 
-/** The route handler for one client API: validate, resolve, plan, the routed model, the encoder. */
+/** The route handler of one client API: validate, resolve, plan, the routed model, the encoder. */
 export function completionRoute<Req>(api: ClientApi<Req>, deps: CompletionDeps): RequestHandler {
   const { catalog, readKeys, router, models } = deps;
   return async (req: Request, res: Response) => {
     const locals = res.locals;
     const keys = readKeys(req.headers);
     res.locals.keys = keys;
-    const request = api.parse(req.body);
+    const request = api.parse(req.body, req);
     noteDroppedTools(res, api.droppedTools?.(request));
-    const target = api.target(request);
+    const sent = api.model(request);
+    const target = api.resolveModel(sent);
     const client = (): string => deps.clientOf?.(req) ?? '';
     // A pinned model the plugin does not know is served when a live list of the request's keys holds it.
     const entry = await lookUpModel({ catalog, target, kind: 'chat', findLive: (model) => router.findLive(model, keys, client) });
@@ -255,8 +193,7 @@ export function completionRoute<Req>(api: ClientApi<Req>, deps: CompletionDeps):
     const callOptions = api.callOptions(request);
     const alias = isAlias(entry);
     const conversation = alias && deps.conversations ? conversationOf(deps.conversations, { target: entry.id, keys, prompt: callOptions.prompt }) : undefined;
-    const sent = api.sentModel?.(request);
-    const label = sent !== undefined && sent !== target ? `${sent} (mapped to ${target})` : undefined;
+    const label = sent !== target ? `${sent} (mapped to ${target})` : undefined;
     const plan = await router.plan({ entry, keys, needs: alias ? api.needs(request) : [], client, strategy, conversation: conversation?.laterTurn ? conversation.id : undefined, label });
     const user = api.user(request);
     const extras: RequestExtras = api.extras ? { ...api.extras(request), user } : { user };
@@ -298,31 +235,3 @@ function noteDroppedTools(res: Response, dropped: readonly string[] | undefined)
   res.locals.note = `tools left out of the upstream call (hosted tools Freeway cannot run): ${names}`;
 }
 
-/** Aborted when the caller goes away before its answer is written, or when a shutdown interrupts running requests. */
-export function callerController(res: Response, shutdown: ShutdownGate): AbortController {
-  const caller = new AbortController();
-  const untrack = shutdown.track(() => caller.abort());
-  res.once('close', () => {
-    untrack();
-    if (!res.writableFinished) caller.abort();
-  });
-  return caller;
-}
-
-/**
- * What a route does with an error of its routed call: nothing for a caller that is gone
- * (its connection is closed), a 503 when a shutdown cut the request short, else the error
- * is thrown on to the error handler, with X-Freeway-Attempts when anything was tried.
- */
-export function routeFailed(error: unknown, res: Response, attempts: readonly AttemptLog[], shutdown: ShutdownGate): void {
-  if (error instanceof CallerGone) {
-    if (shutdown.interrupted && !res.destroyed && !res.headersSent) {
-      res.locals.cut = { reason: SHUTDOWN_REASON };
-      throw freewayError('FREEWAY_SHUTTING_DOWN');
-    }
-    res.destroy();
-    return;
-  }
-  if (attempts.length > 0 && !res.headersSent) res.setHeader('X-Freeway-Attempts', attemptsHeader(attempts));
-  throw error;
-}

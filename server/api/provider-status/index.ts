@@ -7,10 +7,10 @@ import type { HealthRecord, HealthStore } from '../../state/health.ts';
 import type { KeyHasher } from '../../state/key-hash.ts';
 import type { KeyCheckRecord, KeyCheckStore } from '../../state/key-checks.ts';
 import type { UsageCounter, UsageRecord } from '../../state/usage.ts';
-import { usageEntry, type UsageEntry } from './usage.ts';
-import { quotaEntry, type QuotaEntry } from '../health.ts';
-import { checkOneKey, checkUrl } from './check.ts';
-import { curatedOffer, type KeyState, type UsableModels, type UsableNow } from './usable.ts';
+import { usageEntry, type UsageEntry } from './usage-entry.ts';
+import { quotaEntry, type QuotaEntry } from '../key-health.ts';
+import { checkOneKey, checkUrl } from './key-check.ts';
+import { curatedOffer, type KeyState, type UsableModels, type UsableNow } from './usable-models.ts';
 import { viewHealth } from '../../routing/index.ts';
 import { isAnonymous, type KeyReader } from '../../core/keys.ts';
 

@@ -2,6 +2,7 @@ import type { Request, RequestHandler, Response } from 'express';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { HealthRecord, HealthState, HealthStore } from '../state/health.ts';
 import { HEALTH_TIMINGS, viewHealth, type LatencyTracker } from '../routing/index.ts';
+import { routeOfPath } from './route-table.ts';
 
 /**
  * Prometheus metrics (prom-client). Labels are bounded sets only: route
@@ -27,32 +28,14 @@ export interface Metrics {
   quarantined(provider: string, scope: 'key' | 'provider'): void;
 }
 
-/** Route labels: the routes Freeway serves; anything else is `unmatched`. */
-const knownPaths = new Set([
-  '/health',
-  '/metrics',
-  '/v1/models',
-  '/v1/chat/completions',
-  '/v1/responses',
-  '/v1/messages',
-  '/v1/messages/count_tokens',
-  '/v1/embeddings',
-  '/v1/audio/transcriptions',
-  '/v1beta/models',
-]);
-
+/** A request's route label: its route's pattern, else the table's route of its path (no route ran: the rate limit answered first, a preflight), else `unmatched`. */
 function routeLabel(req: Request): string {
   const route = (req.route as { path?: unknown } | undefined)?.path;
   if (typeof route === 'string') return route;
-  // No route ran (the rate limit answered first, or a preflight): name Freeway's own paths only.
   // originalUrl: a mounted middleware that answered leaves req.url without its mount path.
   const url = req.originalUrl;
   const query = url.indexOf('?');
-  const path = query === -1 ? url : url.slice(0, query);
-  if (knownPaths.has(path)) return path;
-  if (path.startsWith('/v1/models/')) return '/v1/models/*id';
-  if (path.startsWith('/v1beta/models/')) return '/v1beta/models/*name';
-  return 'unmatched';
+  return routeOfPath(query === -1 ? url : url.slice(0, query)) ?? 'unmatched';
 }
 
 const attemptLabels = new Set(['timeout', 'connection', 'bad_response', 'aborted', 'deadline', 'unsupported', 'internal', 'request', 'model_unavailable', 'context_too_long']);

@@ -1,0 +1,52 @@
+import type { Response } from 'express';
+import { freewayError } from '../core/errors.ts';
+import type { ShutdownGate } from '../http/shutdown.ts';
+import { CallerGone, type AttemptLog, type Candidate } from '../routing/index.ts';
+
+/*
+ * What every routed endpoint (the completion pipeline, embeddings, transcriptions)
+ * does around its routed call: the X-Freeway-* headers of the answer, the abort of a
+ * caller that went away, and what a failure of the call becomes.
+ */
+
+export function attemptsHeader(attempts: readonly AttemptLog[]): string {
+  return attempts.map((a) => `${a.provider}/${a.model}${a.key === undefined ? '' : ` key ${a.key}`} ${a.status}${a.ms === undefined ? '' : ` ${a.ms}ms`}`).join(', ');
+}
+
+export const SHUTDOWN_REASON = 'Freeway was shutting down and SHUTDOWN_TIMEOUT_MS ran out before the answer was complete';
+
+export function setRoutingHeaders(res: Response, candidate: Candidate, attempts: readonly AttemptLog[]): void {
+  const { model } = candidate;
+  res.setHeader('X-Freeway-Provider', model.provider.id);
+  res.setHeader('X-Freeway-Model', model.id);
+  res.setHeader('X-Freeway-Attempts', attemptsHeader(attempts));
+}
+
+/** Aborted when the caller goes away before its answer is written, or when a shutdown interrupts running requests. */
+export function callerController(res: Response, shutdown: ShutdownGate): AbortController {
+  const caller = new AbortController();
+  const untrack = shutdown.track(() => caller.abort());
+  res.once('close', () => {
+    untrack();
+    if (!res.writableFinished) caller.abort();
+  });
+  return caller;
+}
+
+/**
+ * What a route does with an error of its routed call: nothing for a caller that is gone
+ * (its connection is closed), a 503 when a shutdown cut the request short, else the error
+ * is thrown on to the error handler, with X-Freeway-Attempts when anything was tried.
+ */
+export function routeFailed(error: unknown, res: Response, attempts: readonly AttemptLog[], shutdown: ShutdownGate): void {
+  if (error instanceof CallerGone) {
+    if (shutdown.interrupted && !res.destroyed && !res.headersSent) {
+      res.locals.cut = { reason: SHUTDOWN_REASON };
+      throw freewayError('FREEWAY_SHUTTING_DOWN');
+    }
+    res.destroy();
+    return;
+  }
+  if (attempts.length > 0 && !res.headersSent) res.setHeader('X-Freeway-Attempts', attemptsHeader(attempts));
+  throw error;
+}
