@@ -243,8 +243,11 @@ function learntModels(input: PlanInput, providerKeys: ReadonlyMap<string, Provid
   for (const [id, group] of byProvider) {
     const provider = (group[0] as CatalogModel).provider;
     const providerLists = input.lists?.get(id);
+    // A chat alias takes what the lists add; an embedding or transcription alias only its declared models, which
+    // canUse below keeps to the keys whose lists hold them.
+    const chatAlias = !('kind' in input.entry) || (input.entry.kind ?? 'chat') === 'chat';
     const candidates =
-      input.view && providerLists?.some((list) => list !== undefined)
+      chatAlias && input.view && providerLists?.some((list) => list !== undefined)
         ? liveAliasModels(input, provider, providerLists, group).filter((model) => hasAll(model, input.needs))
         : group;
     const { usable, count } = providerKeys.get(id) as ProviderKeys;

@@ -57,4 +57,15 @@ describe('GET /v1/models with one Groq key', function () {
     expect(models.find((model) => model.id === 'groq/whisper-large-v3-turbo')).to.deep.include({ available: false, reason: "not in the live model list of the request's keys" });
     expect(models.find((model) => model.id === 'groq/whisper-large-v3')?.available).to.equal(true);
   });
+
+  it('free:transcribe does not send audio to the transcription model missing from the key\'s live list', async () => {
+    const form = new FormData();
+    form.append('model', 'free:transcribe');
+    form.append('file', new Blob([new Uint8Array(64)], { type: 'audio/wav' }), 'a.wav');
+    const before = upstream.requests.length;
+    const res = await fetch(`${freeway.url}/v1/audio/transcriptions`, { method: 'POST', headers: keyHeaders('groq'), body: form });
+    const text = await res.text();
+    expect(res.status, text).to.be.within(400, 599);
+    expect(upstream.requests.slice(before).filter((request) => request.path.includes('/audio/transcriptions')), text).to.deep.equal([]);
+  });
 });
