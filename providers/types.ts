@@ -444,7 +444,7 @@ export interface ProviderPlugin {
    * request's extras, or undefined for none. Absent: OpenAI's own body fields
    * (`user`, `parallel_tool_calls`, and `logprobs` / `top_logprobs` when the
    * plugin declares `logprobs`), which @ai-sdk/openai-compatible copies into the
-   * request body (`openAICompatibleOptions`).
+   * request body (`providerOptionsFor` in request-extras.ts).
    */
   readonly providerOptions?: (extras: RequestExtras) => JSONObject | undefined;
   /**

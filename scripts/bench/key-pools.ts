@@ -11,8 +11,8 @@ import { loadProviderPlugins } from '../../providers/loader.ts';
 import { loadConfig } from '../../server/config/index.ts';
 import { createRedactor } from '../../server/core/redact.ts';
 import { createKeyHasher } from '../../server/state/key-hash.ts';
-import { createMemoryHealthStore } from '../../server/routing/health.ts';
-import { createKeyReader } from '../../server/routing/keys.ts';
+import { createMemoryHealthStore } from '../../server/routing/health-policy.ts';
+import { createKeyReader } from '../../server/http/key-headers.ts';
 import { createLatencyTracker } from '../../server/routing/latency.ts';
 import { createRouter } from '../../server/routing/router.ts';
 

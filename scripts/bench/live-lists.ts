@@ -15,7 +15,7 @@ import { loadConfig } from '../../server/config/index.ts';
 import { createRedactor } from '../../server/core/redact.ts';
 import { createModelKnowledge } from '../../server/models/model-knowledge.ts';
 import { createKeyHasher } from '../../server/state/key-hash.ts';
-import { createMemoryHealthStore } from '../../server/routing/health.ts';
+import { createMemoryHealthStore } from '../../server/routing/health-policy.ts';
 import { createLatencyTracker } from '../../server/routing/latency.ts';
 import { createRouter } from '../../server/routing/router.ts';
 import { createMemoryKnowledgeStore } from '../../server/state/knowledge.ts';

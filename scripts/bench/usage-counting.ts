@@ -8,7 +8,7 @@
  *   node scripts/bench/usage-counting.ts
  *   KEYS=1 node scripts/bench/usage-counting.ts
  */
-import { ANSWER_EVENT, REQUEST_EVENT, createMemoryUsageStore, createUsageCounter, type UsageStore } from '../../server/state/usage.ts';
+import { ANSWER_EVENT, REQUEST_EVENT, createMemoryUsageStore, createUsageCounter, type UsageStore } from '../../server/state/usage-records.ts';
 
 const keys = Number(process.env.KEYS ?? 1000);
 const ids = Array.from({ length: keys }, (_, i) => `groq:${i.toString(16).padStart(64, '0')}`);

@@ -42,7 +42,7 @@ export interface CompletionDeps {
   readonly shutdown: ShutdownGate;
   /** The rate limit's client of a request, whose model listings LISTINGS_PER_MINUTE bounds. */
   readonly clientOf?: (req: Request) => string;
-  /** The HMAC that names a conversation (routing/sticky.ts); absent with STICKY=off. */
+  /** The HMAC that names a conversation (routing/conversation.ts); absent with STICKY=off. */
   readonly conversations?: TextHasher;
 }
 

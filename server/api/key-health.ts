@@ -1,6 +1,6 @@
 import type { Request, RequestHandler, Response } from 'express';
 import type { QuotaSnapshot } from '../../providers/types.ts';
-import type { HealthStore } from '../state/health.ts';
+import type { HealthStore } from '../state/health-records.ts';
 import type { KeyHasher } from '../state/key-hash.ts';
 import { viewHealth } from '../routing/index.ts';
 import { isAnonymous, type KeyReader } from '../core/keys.ts';

@@ -3,9 +3,9 @@ import type { Logger } from 'pino';
 import { cannotStart, listenFailure, type Config } from '../config/index.ts';
 import { listenForMetrics } from '../http/metrics-endpoint.ts';
 import { exitAfterFlush } from '../http/process-logger.ts';
-import { answerWorkers, cannotStartReason, shutdownMessage } from './channel.ts';
-import { aggregateWorkers, scrapeCall } from './metrics.ts';
-import { createPrimaryStores, type PrimaryStores, type StoreCall } from './primary-stores.ts';
+import { answerWorkers, cannotStartReason, shutdownMessage } from '../state/cluster/channel.ts';
+import { aggregateWorkers, scrapeCall } from './summed-metrics.ts';
+import { createPrimaryStores, type PrimaryStores, type StoreCall } from '../state/cluster/primary-stores.ts';
 import { isEcho } from './signals.ts';
 import { healthPolicy } from '../routing/index.ts';
 

@@ -1,13 +1,13 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { ProviderPlugin } from '../../providers/types.ts';
 
-/** One provider's keys, in the order of its header: one or more, at most MAX_KEYS_PER_HEADER (routing/keys.ts). */
+/** One provider's keys, in the order of its header: one or more, at most MAX_KEYS_PER_HEADER (http/key-headers.ts). */
 export type KeyPool = readonly string[];
 
 /** Provider id -> the caller's keys, for the providers whose header was sent. Lives only for the request. */
 export type KeySet = ReadonlyMap<string, KeyPool>;
 
-/** Reads a request's key headers (routing/keys.ts makes one). */
+/** Reads a request's key headers (http/key-headers.ts makes one). */
 export interface KeyReader {
   (headers: IncomingHttpHeaders): KeySet;
 }

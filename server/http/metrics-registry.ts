@@ -1,6 +1,7 @@
 import type { Request, RequestHandler, Response } from 'express';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { HealthRecord, HealthState, HealthStore } from '../state/health.ts';
+import type { HealthRecord, HealthState, HealthStore } from '../state/health-records.ts';
+import { keepNewest } from '../state/bounded-map.ts';
 import { HEALTH_TIMINGS, viewHealth, type LatencyTracker } from '../routing/index.ts';
 import { routeOfPath } from './route-table.ts';
 
@@ -146,12 +147,7 @@ function watchKeyStates(registry: Registry, now: () => number): (id: string, rec
   // The keys this process has seen, by the state of their last record. Map order is recency order.
   const watched = new Map<string, { record: HealthRecord | undefined; seen: number }>();
   const see = (id: string, record: HealthRecord | undefined): void => {
-    watched.delete(id);
-    watched.set(id, { record, seen: now() });
-    if (watched.size > maxWatchedKeys) {
-      const oldest = watched.keys().next().value;
-      if (oldest !== undefined) watched.delete(oldest);
-    }
+    keepNewest(watched, id, { record, seen: now() }, maxWatchedKeys);
   };
   new Gauge({
     name: 'freeway_provider_keys',

@@ -1,7 +1,7 @@
 import type { Capability, FetchFunction, ListedModel, ProviderPlugin } from '../../providers/types.ts';
 import type { ModelsConfig } from '../config/index.ts';
 import { isAnonymous } from '../core/keys.ts';
-import type { HealthStore } from '../state/health.ts';
+import type { HealthStore } from '../state/health-records.ts';
 import { createBoundedMap } from '../state/bounded-map.ts';
 import type { KnowledgeStore } from '../state/knowledge.ts';
 import { fetchListing, type ListingResult } from './listing.ts';

@@ -1,7 +1,7 @@
 import type { Catalog } from '../../catalog/catalog.ts';
 import type { FetchFunction } from '../../providers/types.ts';
 import type { Config } from '../config/index.ts';
-import type { HealthStore } from '../state/health.ts';
+import type { HealthStore } from '../state/health-records.ts';
 import type { KnowledgeStore } from '../state/knowledge.ts';
 import { createLiveLists, type LiveLists, type LiveList } from './live-lists.ts';
 import { createQuarantines, type Quarantines } from './quarantine.ts';

@@ -1,6 +1,7 @@
 import type { CatalogModel } from '../../catalog/catalog.ts';
 import { freewayError, type HttpError } from '../core/errors.ts';
-import type { Outcome } from '../state/health.ts';
+import type { Outcome } from '../state/health-records.ts';
+import type { Lesson } from '../models/learning.ts';
 import { BeforeRequest, type Failure, type FailureKind } from './upstream-errors.ts';
 
 /**
@@ -30,17 +31,8 @@ export type Step =
 
 export type StepKind = Step['kind'];
 
-/** What a failure leaves behind for later requests. */
-export interface FailureRecord {
-  /** Against the key's health; absent when the key is not at fault. A key with a health record is not tried again in this request. */
-  readonly health?: Outcome;
-  /** The model is set aside for MODEL_QUARANTINE_MS: for this key, or (a 410) for every key of its provider. */
-  readonly quarantine?: 'key' | 'provider';
-  /** The most output tokens the model takes, as its upstream stated: later requests are lowered before the call. */
-  readonly outputLimit?: number;
-  /** The most tokens one request may hold with this key and model, as its upstream stated: larger requests are not sent to it (LEARNED_LIMIT_MS). */
-  readonly requestLimit?: number;
-}
+/** What a failure leaves behind for later requests (models/learning.ts keeps it); the failure's reason goes with it. */
+export type FailureRecord = Omit<Lesson, 'reason'>;
 
 export interface Decision {
   readonly step: Step;

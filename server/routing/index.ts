@@ -8,11 +8,10 @@
  */
 export type { Attempt, AttemptControl, AttemptLog } from './attempt.ts';
 export { estimateInputTokens } from './estimate.ts';
-export { conversationOf, type Conversation } from './sticky.ts';
+export { conversationOf, type Conversation } from './conversation.ts';
 export { CallerGone, failoverTable, type PolicyRow, type StepKind } from './failover.ts';
-export { HEALTH_TIMINGS, healthPolicy, viewHealth, type HealthView } from './health.ts';
+export { HEALTH_TIMINGS, healthPolicy, viewHealth, type HealthView } from './health-policy.ts';
 export { createUpstreamFetch } from './http-client.ts';
-export { createKeyReader, GOOG_API_KEY_HEADER, MAX_KEYS_PER_HEADER, type KeyReaderOptions } from './keys.ts';
 export { createLatencyTracker, type LatencyTracker } from './latency.ts';
 export type { Candidate, Plan } from './plan.ts';
 export { routedModel, StreamFailed, type RoutedModel, type RoutedRequest, type RoutedStreamResult } from './routed-model.ts';

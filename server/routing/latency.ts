@@ -1,3 +1,5 @@
+import { dropPastBound } from '../state/bounded-map.ts';
+
 /**
  * Exponentially weighted moving average of time to first token, per
  * (provider key hash, model). Feeds the ordering of healthy alias candidates.
@@ -13,12 +15,9 @@ export function createLatencyTracker(weight = 0.3, maxEntries = 50_000): Latency
     get: (id) => averages.get(id),
     observe(id, ms) {
       const previous = averages.get(id);
-      if (previous === undefined && averages.size >= maxEntries) {
-        // Oldest first: Map keeps insertion order.
-        const oldest = averages.keys().next().value;
-        if (oldest !== undefined) averages.delete(oldest);
-      }
       averages.set(id, previous === undefined ? ms : previous + weight * (ms - previous));
+      // Oldest first: a model and key keeps its place from its first observation.
+      dropPastBound(averages, maxEntries);
     },
   };
 }

@@ -2,7 +2,7 @@ import { tierRank, type Alias, type CatalogModel } from '../../catalog/catalog.t
 import type { Capability } from '../../providers/types.ts';
 import type { RoutingStrategy } from '../config/index.ts';
 import { freewayError } from '../core/errors.ts';
-import type { HealthView } from './health.ts';
+import type { HealthView } from './health-policy.ts';
 import { isAnonymous, type KeySet } from '../core/keys.ts';
 import type { LiveList } from '../models/live-lists.ts';
 import type { Quarantined } from '../models/quarantine.ts';

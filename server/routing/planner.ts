@@ -1,10 +1,10 @@
 import type { Alias, CatalogModel } from '../../catalog/catalog.ts';
 import type { Capability } from '../../providers/types.ts';
 import type { RoutingStrategy } from '../config/index.ts';
-import type { HealthStore } from '../state/health.ts';
-import type { StickyStore } from '../state/sticky.ts';
+import type { HealthStore } from '../state/health-records.ts';
+import type { StickyStore } from '../state/conversation-models.ts';
 import type { KeyHasher } from '../state/key-hash.ts';
-import { type HealthView, viewHealth } from './health.ts';
+import { type HealthView, viewHealth } from './health-policy.ts';
 import type { KeyPool, KeySet } from '../core/keys.ts';
 import type { LatencyTracker } from './latency.ts';
 import type { ModelKnowledge } from '../models/model-knowledge.ts';
@@ -41,7 +41,7 @@ export interface PlanRequest {
   readonly client?: () => string;
   /** X-Freeway-Routing: this request's strategy; ROUTING when absent. */
   readonly strategy?: RoutingStrategy;
-  /** The request's conversation (routing/sticky.ts): the model that answered its last turn goes first, where it can. */
+  /** The request's conversation (routing/conversation.ts): the model that answered its last turn goes first, where it can. */
   readonly conversation?: string;
   /** How messages name what was asked for, when it is not the entry's id: `claude-sonnet-4-6 (mapped to free:tool-use)`. */
   readonly label?: string;

@@ -1,12 +1,12 @@
 import type { LanguageModelV4, LanguageModelV4CallOptions, LanguageModelV4GenerateResult, LanguageModelV4StreamResult } from '@ai-sdk/provider';
 import type { RequestExtras } from '../../providers/types.ts';
-import type { Attempt, AttemptLog } from './attempt.ts';
+import type { AttemptLog } from './attempt.ts';
 import type { KeySet } from '../core/keys.ts';
 import type { Candidate, Plan } from './plan.ts';
-import type { Router, Routed } from './router.ts';
+import type { Answer, Router, RouteRequest } from './router.ts';
 import { estimateInputTokens } from './estimate.ts';
 import type { RoutedPart } from './stream-parts.ts';
-import { collect, openStream, type Collected, type ModelSource, type OpenedStream, type UpstreamCall } from './upstream.ts';
+import type { Collected, ModelSource, OpenedStream } from './upstream.ts';
 import type { Failure } from './upstream-errors.ts';
 
 /**
@@ -28,7 +28,7 @@ export interface RoutedRequest {
   readonly attempts: AttemptLog[];
   /** MAX_RESPONSE_BYTES: the most answer collected by `doGenerate`. */
   readonly maxResponseBytes: number;
-  /** The request's conversation (routing/sticky.ts), whose model is kept after the answer. */
+  /** The request's conversation (routing/conversation.ts), whose model is kept after the answer. */
   readonly conversation?: string;
 }
 
@@ -60,8 +60,8 @@ export class StreamFailed extends Error {
  * idle timer runs only while a read waits on the upstream, so the time a slow
  * caller takes is never counted as upstream silence.
  */
-export function routedStream(routed: Routed<OpenedStream>): ReadableStream<RoutedPart> {
-  const { reader, normaliser, head } = routed.value;
+function routedStream(router: Pick<Router, 'end'>, answer: Answer<OpenedStream>): ReadableStream<RoutedPart> {
+  const { reader, normaliser, head } = answer.value;
   let next = 0;
   let controller!: ReadableStreamDefaultController<RoutedPart>;
   let enqueued = false;
@@ -84,25 +84,24 @@ export function routedStream(routed: Routed<OpenedStream>): ReadableStream<Route
           enqueued = false;
           // An upstream part may make no routed part (a tool result, a ping): read on until one comes.
           while (!enqueued) {
-            const { done, value } = await routed.attempt.read(reader);
+            const { done, value } = await answer.attempt.read(reader);
             if (done) {
               const { inputTokens, outputTokens } = normaliser.end();
-              routed.tokens(inputTokens.total, outputTokens.total);
-              await routed.finish();
+              await router.end(answer, { kind: 'done', inputTokens: inputTokens.total, outputTokens: outputTokens.total });
               controller.close();
               return;
             }
             normaliser.take(value, enqueue);
           }
         } catch (error) {
-          const failure = await routed.finish(error);
+          const failure = await router.end(answer, { kind: 'failed', error });
           reader.cancel().catch(() => {});
           controller.error(new StreamFailed(failure));
         }
       },
       async cancel() {
         // The caller stopped reading: its own doing, not the provider's. Health stays as it is.
-        await routed.finish();
+        await router.end(answer, LEFT);
         reader.cancel().catch(() => {});
       },
     },
@@ -111,46 +110,39 @@ export function routedStream(routed: Routed<OpenedStream>): ReadableStream<Route
 }
 
 const neverAborted = new AbortController().signal;
+const LEFT = { kind: 'left' } as const;
 
-function upstreamCall(options: LanguageModelV4CallOptions, request: RoutedRequest): UpstreamCall {
-  const { abortSignal: _signal, ...rest } = options;
-  return { options: rest, models: request.models, extras: request.extras };
+/** What the router is asked for one call of a routed request. */
+function routeRequest(options: LanguageModelV4CallOptions, request: RoutedRequest): RouteRequest {
+  const { abortSignal, ...rest } = options;
+  return {
+    plan: request.plan,
+    keys: request.keys,
+    call: { options: rest, models: request.models, extras: request.extras },
+    callerSignal: abortSignal ?? neverAborted,
+    attempts: request.attempts,
+    budget: options.maxOutputTokens,
+    // The router asks for the input estimate when it first needs it, and keeps it for the rest of the request.
+    inputTokens: () => estimateInputTokens(options),
+    conversation: request.conversation,
+  };
 }
 
-/** One upstream call of a routed request, with the call's options, to one candidate. */
-type UpstreamAttempt<T> = (call: UpstreamCall, candidate: Candidate, attempt: Attempt) => Promise<T>;
-
-export function routedModel(router: Pick<Router, 'run'>, request: RoutedRequest): RoutedModel {
-  const { plan, keys, attempts, conversation } = request;
-  // The router asks for the input estimate when it first needs it, and keeps it for the rest of the request.
-  const run = <T>(options: LanguageModelV4CallOptions, upstream: UpstreamAttempt<T>): Promise<Routed<T>> => {
-    const call = upstreamCall(options, request);
-    return router.run({
-      plan,
-      keys,
-      attempt: (candidate, attempt) => upstream(call, candidate, attempt),
-      callerSignal: options.abortSignal ?? neverAborted,
-      attempts,
-      budget: options.maxOutputTokens,
-      inputTokens: () => estimateInputTokens(options),
-      conversation,
-    });
-  };
+export function routedModel(router: Pick<Router, 'stream' | 'collect' | 'end'>, request: RoutedRequest): RoutedModel {
   return {
     specificationVersion: 'v4',
     provider: 'freeway',
-    modelId: plan.target,
+    modelId: request.plan.target,
     supportedUrls: {},
     async doStream(options) {
-      const routed = await run(options, openStream);
-      return { stream: routedStream(routed), candidate: routed.candidate };
+      const answer = await router.stream(routeRequest(options, request));
+      return { stream: routedStream(router, answer), candidate: answer.candidate };
     },
     async doGenerate(options) {
-      const routed = await run(options, (call, candidate, attempt) => collect(call, candidate, attempt, request.maxResponseBytes));
-      await routed.finish();
-      const { inputTokens, outputTokens } = routed.value.usage;
-      routed.tokens(inputTokens.total, outputTokens.total);
-      return { ...routed.value, warnings: [], candidate: routed.candidate };
+      const answer = await router.collect({ ...routeRequest(options, request), maxBytes: request.maxResponseBytes });
+      const { inputTokens, outputTokens } = answer.value.usage;
+      await router.end(answer, { kind: 'done', inputTokens: inputTokens.total, outputTokens: outputTokens.total });
+      return { ...answer.value, warnings: [], candidate: answer.candidate };
     },
   };
 }

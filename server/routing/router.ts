@@ -1,39 +1,45 @@
 import type { CatalogModel } from '../../catalog/catalog.ts';
 import type { Config } from '../config/index.ts';
 import type { Redactor } from '../core/redact.ts';
-import { createBoundedMap } from '../state/bounded-map.ts';
-import type { HealthStore } from '../state/health.ts';
+import type { HealthStore } from '../state/health-records.ts';
 import type { KeyHasher } from '../state/key-hash.ts';
-import type { StickyStore } from '../state/sticky.ts';
-import { ANSWER_EVENT, REQUEST_EVENT, type UsageCounter } from '../state/usage.ts';
+import type { StickyStore } from '../state/conversation-models.ts';
+import { ANSWER_EVENT, REQUEST_EVENT, type UsageCounter } from '../state/usage-records.ts';
 import type { KeySet } from '../core/keys.ts';
 import type { LatencyTracker } from './latency.ts';
+import { createLearning, type Learning } from '../models/learning.ts';
 import type { ModelKnowledge } from '../models/model-knowledge.ts';
 import { logAttempt, startAttempt, type Attempt, type AttemptLog, type AttemptTimings, type RunningAttempt } from './attempt.ts';
 import { CallerGone, contextTooLong, decide, exhausted, keyName, noFailures, noteFailure, outputCap, requestTooLarge, type Decision, type Failures } from './failover.ts';
 import { canUse, poolModelId, type Candidate, type Plan, type PoolKey, type ProviderKeys } from './plan.ts';
 import { createPlanner, type PlanRequest } from './planner.ts';
 import { classifyFailure, type Failure } from './upstream-errors.ts';
+import { collect, openStream, type Collected, type OpenedStream, type UpstreamCall } from './upstream.ts';
 
-/** An attempt that produced its answer; the router keeps running it until `finish`. */
-export interface Routed<T> {
+/**
+ * An attempt that produced its answer: a value, whose attempt keeps running (its
+ * stream read on, its timers armed) until it is handed back to `Router.end`.
+ */
+export interface Answer<T> {
   readonly value: T;
   readonly candidate: Candidate;
   readonly attempt: Attempt;
-  /** Ends the attempt: clears its timers and, given an error, records it and returns it classified. */
-  finish(error?: unknown): Promise<Failure | undefined>;
-  /** Counts the tokens the answer reported against its key and model (usage per key). */
-  tokens(input: number | undefined, output: number | undefined): void;
 }
+
+/** How an answer ended: read to its end (with the tokens it reported), failed after it was handed over, or left by its caller. */
+export type Ending =
+  | { readonly kind: 'done'; readonly inputTokens: number | undefined; readonly outputTokens: number | undefined }
+  | { readonly kind: 'failed'; readonly error: unknown }
+  | { readonly kind: 'left' };
 
 export type AttemptFn<T> = (candidate: Candidate, attempt: Attempt) => Promise<T>;
 
-/** One request for the router to carry out. */
-export interface RunRequest<T> {
+/** One routed chat request: its plan and keys, and the call each attempt makes upstream (upstream.ts). */
+export interface RouteRequest {
   readonly plan: Plan;
   readonly keys: KeySet;
-  /** One attempt at one candidate: the upstream call. */
-  readonly attempt: AttemptFn<T>;
+  /** The upstream call, the same for every candidate but its model, key and output budget. */
+  readonly call: UpstreamCall;
   /** Aborted when the caller goes away. */
   readonly callerSignal: AbortSignal;
   /** Every attempt is appended here; the caller owns it (X-Freeway-Attempts, the log line). */
@@ -48,9 +54,17 @@ export interface RunRequest<T> {
    * needed: a candidate it cannot fit is skipped, and a budget that does not fit beside it lowered.
    */
   readonly inputTokens?: () => number;
-  /** The request's conversation (routing/sticky.ts): the model that answers is kept for its next turn. */
+  /** The request's conversation (routing/conversation.ts): the model that answers is kept for its next turn. */
   readonly conversation?: string;
 }
+
+/** One request for the router to carry out, with what one attempt at one candidate does. */
+interface RunRequest<T> extends Omit<RouteRequest, 'call'> {
+  readonly perform: AttemptFn<T>;
+}
+
+/** A request as the router is handed it: a routed one (with its upstream call) or a whole call (with its attempt). */
+type Request = Omit<RouteRequest, 'call'> | Omit<WholeCallRequest<unknown>, 'attempt'>;
 
 export interface RouterDeps {
   readonly config: {
@@ -76,8 +90,9 @@ export interface RouterDeps {
   readonly usage?: Pick<UsageCounter, 'count'>;
 }
 
-/** A call whose answer comes whole, and the tokens its answer reported. */
-export interface WholeCallRequest<T> extends Omit<RunRequest<T>, 'budget'> {
+/** A call whose answer comes whole (embeddings, a transcript): `attempt` makes it with one candidate; the tokens its answer reported. */
+export interface WholeCallRequest<T> extends Omit<RouteRequest, 'budget' | 'call'> {
+  readonly attempt: AttemptFn<T>;
   readonly tokensOf?: (value: T) => { readonly input?: number; readonly output?: number } | undefined;
 }
 
@@ -85,9 +100,16 @@ export interface Router {
   plan(request: PlanRequest): Promise<Plan>;
   /** A pinned `{provider}/{modelId}` the plugin does not know, found in the live list of one of the request's keys. */
   findLive(target: string, keys: KeySet, client?: () => string, kind?: 'chat' | 'embedding'): Promise<CatalogModel | undefined>;
-  /** Tries the plan's candidates in order, under the failover policy (failover.ts), until one answers. */
-  run<T>(request: RunRequest<T>): Promise<Routed<T>>;
-  /** A call whose answer comes whole (embeddings, a transcript): run, then ended at once. */
+  /** Tries the plan's candidates in order, under the failover policy (failover.ts), until one's stream has its first output. */
+  stream(request: RouteRequest): Promise<Answer<OpenedStream>>;
+  /** As `stream`, for a caller that did not ask to stream: the whole answer, at most `maxBytes` of it (MAX_RESPONSE_BYTES). */
+  collect(request: RouteRequest & { readonly maxBytes: number }): Promise<Answer<Collected>>;
+  /**
+   * Ends an answer's attempt: clears its timers, counts the tokens it reported and, for a
+   * failure, records it and returns it classified. Once per answer; later calls do nothing.
+   */
+  end(answer: Answer<unknown>, ending: Ending): Promise<Failure | undefined>;
+  /** A call whose answer comes whole (embeddings, a transcript): tried as `stream` is, then ended at once. */
   call<T>(request: WholeCallRequest<T>): Promise<{ value: T; candidate: Candidate }>;
 }
 
@@ -126,38 +148,13 @@ interface RouterContext {
   readonly latency: LatencyTracker;
   readonly redact: Redactor;
   readonly now: () => number;
-  readonly knowledge: ModelKnowledge | undefined;
   readonly noCreditWaitMs: number;
-  // Catalog model id -> the most output tokens its upstream said it takes. Keys are catalog
-  // model ids only (a fixed set), so the map holds at most one entry per model of the catalog.
-  readonly learnedOutputLimits: Map<string, number>;
   readonly usage: Pick<UsageCounter, 'count'> | undefined;
-  /** Key and model (`requestLimitId`) -> the most tokens one request may hold, learnt from a 413 or the key's rate-limit headers. */
-  readonly requestLimits: RequestLimits;
+  /** What attempts teach (health, quarantines, learnt limits), kept by the models layer. */
+  readonly learning: Learning;
   /** FIT_MARGIN. */
   readonly fitMargin: number;
   readonly sticky: RouterDeps['sticky'];
-}
-
-/** Learnt per-request token limits, kept LEARNED_LIMIT_MS and bounded. */
-interface RequestLimits {
-  get(healthId: string, modelId: string): number | undefined;
-  learn(healthId: string, modelId: string, limit: number): void;
-}
-
-/** The id a learnt per-request limit is kept under: one key's limit for one model. */
-const requestLimitId = (healthId: string, modelId: string): string => `${healthId}|${modelId}`;
-
-/** At most `maxEntries` (HEALTH_MAX_RECORDS) limits, one per key and model; past it the least recently learnt goes. */
-function createRequestLimits(keepMs: number, maxEntries: number, now: () => number): RequestLimits {
-  const limits = createBoundedMap<number>(maxEntries, maxEntries * 256);
-  return {
-    get: (healthId, modelId) => limits.get(requestLimitId(healthId, modelId), now()),
-    learn(healthId, modelId, limit) {
-      const id = requestLimitId(healthId, modelId);
-      limits.set(id, limit, id.length * 2 + 32, now() + keepMs);
-    },
-  };
 }
 
 /** An attempt under way: its timers and abort, and the model and key it is made with. */
@@ -191,61 +188,52 @@ async function attemptFailed<T>(ctx: RouterContext, { run, running, candidate, e
     msLeft: run.deadline - Date.now(),
     noCreditWaitMs: ctx.noCreditWaitMs,
   });
-  const { health, quarantine, outputLimit, requestLimit } = decision.record;
-  if (health) await ctx.health.record(candidate.healthId, health, ctx.now());
-  if (quarantine && ctx.knowledge) {
-    // Aliases skip the model for this key (a 410: for every key of its provider) for MODEL_QUARANTINE_MS.
-    await ctx.knowledge.quarantines.add({ healthId: candidate.healthId, modelId: model.spec.id, reason: failure.reason, scope: quarantine });
-    ctx.knowledge.quarantined?.(model.provider.id, quarantine);
-  }
-  if (outputLimit !== undefined) ctx.learnedOutputLimits.set(model.id, outputLimit);
-  if (requestLimit !== undefined) ctx.requestLimits.learn(candidate.healthId, model.id, requestLimit);
+  await ctx.learning.failed(candidate, { ...decision.record, reason: failure.reason });
   return { failure, decision };
 }
 
-/** An attempt that answered: recorded a success, and handed over until `finish`. */
-async function succeeded<T>(ctx: RouterContext, run: RunState<T>, { running, candidate }: StartedAttempt, value: T): Promise<Routed<T>> {
+/** An answer handed over, and what ending its attempt needs. */
+interface HandedOver<T> extends Answer<T>, StartedAttempt {
+  readonly run: RunState<T>;
+  ended: boolean;
+}
+
+/** An attempt that answered: recorded a success, and handed over until `Router.end`. */
+async function succeeded<T>(ctx: RouterContext, run: RunState<T>, { running, candidate }: StartedAttempt, value: T): Promise<Answer<T>> {
   // What is handed over now is a stream the caller reads at its own pace: STREAM_MAX_DURATION_MS bounds it from here.
   running.handOver();
-  const at = ctx.now();
-  const headers = running.headers();
-  const quota = headers && candidate.model.provider.readQuota?.(headers, at);
   ctx.usage?.count(candidate.healthId, candidate.model.id, ANSWER_EVENT);
-  // Always written: other requests may have recorded failures since this one's plan.
-  await ctx.health.record(candidate.healthId, quota ? { kind: 'success', quota } : { kind: 'success' }, at);
-  if (quota?.limitTokens !== undefined) ctx.requestLimits.learn(candidate.healthId, candidate.model.id, quota.limitTokens);
+  await ctx.learning.answered(candidate, running.headers());
   // The conversation keeps the model that answered (each answer refreshes it); a store that fails just forgets.
   if (run.conversation !== undefined && ctx.sticky && !run.plan.pinned) ctx.sticky.store.set(run.conversation, candidate.model.id, ctx.sticky.ttlMs).catch(() => {});
-  let finished = false;
-  return {
-    value,
-    candidate,
-    attempt: running.attempt,
-    tokens(input, output) {
-      ctx.usage?.count(candidate.healthId, candidate.model.id, { kind: 'tokens', input, output });
-    },
-    async finish(error) {
-      if (finished) return undefined;
-      finished = true;
-      if (error === undefined) {
-        running.end(false);
-        return undefined;
-      }
-      // A failure after the answer was handed over: recorded as any other; nothing more is tried.
-      return (await attemptFailed(ctx, { run, running, candidate, error, budgetLowered: false })).failure;
-    },
-  };
+  const handedOver: HandedOver<T> = { value, candidate, attempt: running.attempt, running, run, ended: false };
+  return handedOver;
+}
+
+/** Ends an answer's attempt as `Router.end` says. */
+async function endAnswer(ctx: RouterContext, answer: Answer<unknown>, ending: Ending): Promise<Failure | undefined> {
+  const handedOver = answer as HandedOver<unknown>;
+  if (handedOver.ended) return undefined;
+  handedOver.ended = true;
+  const { running, candidate, run } = handedOver;
+  if (ending.kind === 'failed') {
+    // A failure after the answer was handed over: recorded as any other; nothing more is tried.
+    return (await attemptFailed(ctx, { run, running, candidate, error: ending.error, budgetLowered: false })).failure;
+  }
+  running.end(false);
+  if (ending.kind === 'done') ctx.usage?.count(candidate.healthId, candidate.model.id, { kind: 'tokens', input: ending.inputTokens, output: ending.outputTokens });
+  return undefined;
 }
 
 /** One attempt with one key: its answer, or what the failover policy decided about its failure. */
-async function attempt<T>(ctx: RouterContext, run: RunState<T>, candidate: Candidate, budgetLowered: boolean): Promise<Routed<T> | { failure: Failure; decision: Decision }> {
+async function attempt<T>(ctx: RouterContext, run: RunState<T>, candidate: Candidate, budgetLowered: boolean): Promise<Answer<T> | { failure: Failure; decision: Decision }> {
   const plan = run.plan.keys.get(candidate.model.provider.id) as ProviderKeys;
   const latencyId = poolModelId(plan.poolId, candidate.model.spec.id);
   run.tried += 1;
   const running = startAttempt({ timings: ctx.timings, callerSignal: run.callerSignal, runStarted: run.started, left: run.deadline - Date.now(), onFirstOutput: (ms) => ctx.latency.observe(latencyId, ms) });
   ctx.usage?.count(candidate.healthId, candidate.model.id, REQUEST_EVENT);
   try {
-    const value = await run.attempt(candidate, running.attempt);
+    const value = await run.perform(candidate, running.attempt);
     run.attempts.push(logAttempt(candidate, 200, Date.now() - running.started));
     return await succeeded(ctx, run, { running, candidate }, value);
   } catch (error) {
@@ -303,16 +291,16 @@ function fittedBudget(budget: number | undefined, input: number | undefined, lim
 const smaller = (a: number | undefined, b: number | undefined): number | undefined => (a === undefined ? b : b === undefined ? a : Math.min(a, b));
 
 /** One model with one key, as the failover policy says: once, or once more with a lowered output budget. */
-async function tryKey<T>(ctx: RouterContext, run: RunState<T>, { model, choice, count }: KeyTry): Promise<Routed<T> | AfterModel | 'next key'> {
+async function tryKey<T>(ctx: RouterContext, run: RunState<T>, { model, choice, count }: KeyTry): Promise<Answer<T> | AfterModel | 'next key'> {
   const base: Candidate = { model, key: choice.key, healthId: choice.healthId, tier: choice.tier, keyPosition: choice.position, keyCount: count };
   const input = inputOf(run);
   // What the key itself said (its 413, its rate-limit headers) beats the plugin's documented figure.
-  const requestLimit = ctx.requestLimits.get(choice.healthId, model.id) ?? model.spec.maxRequestTokens;
+  const requestLimit = ctx.learning.requestLimit(choice.healthId, model) ?? model.spec.maxRequestTokens;
   if (input !== undefined && requestLimit !== undefined && overLimit(input, requestLimit, ctx.fitMargin)) {
     skipTooLarge(run, { model, key: { position: choice.position, count }, input, limit: requestLimit });
     return 'next key';
   }
-  let cap = smaller(outputCap(model, run.budget, ctx.learnedOutputLimits.get(model.id)), fittedBudget(run.budget, input, [model.spec.contextWindow, requestLimit]));
+  let cap = smaller(outputCap(model, run.budget, ctx.learning.outputLimit(model)), fittedBudget(run.budget, input, [model.spec.contextWindow, requestLimit]));
   let budgetLowered = false;
   for (;;) {
     const candidate = cap === undefined ? base : { ...base, maxOutputTokens: cap };
@@ -357,7 +345,7 @@ async function tryKey<T>(ctx: RouterContext, run: RunState<T>, { model, choice, 
 }
 
 /** Tries one model with its provider's open keys, in turn. */
-async function tryModel<T>(ctx: RouterContext, run: RunState<T>, model: CatalogModel): Promise<Routed<T> | AfterModel> {
+async function tryModel<T>(ctx: RouterContext, run: RunState<T>, model: CatalogModel): Promise<Answer<T> | AfterModel> {
   const provider = model.provider.id;
   if (run.failedProviders.has(provider)) return 'next';
   const { usable, count, poolId } = run.plan.keys.get(provider) as ProviderKeys;
@@ -388,10 +376,11 @@ async function tryModel<T>(ctx: RouterContext, run: RunState<T>, model: CatalogM
   return 'next';
 }
 
-async function runPlan<T>(ctx: RouterContext, request: RunRequest<T>): Promise<Routed<T>> {
+async function runPlan<T>(ctx: RouterContext, request: Request, perform: AttemptFn<T>): Promise<Answer<T>> {
   const started = Date.now();
   const run: RunState<T> = {
     ...request,
+    perform,
     started,
     deadline: started + ctx.timings.requestTimeoutMs,
     failures: noFailures(),
@@ -439,10 +428,8 @@ export function createRouter(deps: RouterDeps): Router {
     latency,
     redact,
     now,
-    knowledge,
     noCreditWaitMs: knowledge?.noCreditWaitMs ?? DEFAULT_NO_CREDIT_WAIT_MS,
-    learnedOutputLimits: new Map(),
-    requestLimits: createRequestLimits(config.routing.learnedLimitMs ?? DEFAULT_LEARNED_LIMIT_MS, config.state?.healthMaxRecords ?? 100_000, now),
+    learning: createLearning({ health, knowledge, limitKeepMs: config.routing.learnedLimitMs ?? DEFAULT_LEARNED_LIMIT_MS, maxLimits: config.state?.healthMaxRecords ?? 100_000, now }),
     fitMargin: config.routing.fitMargin ?? DEFAULT_FIT_MARGIN,
     sticky: deps.sticky,
     usage,
@@ -460,17 +447,18 @@ export function createRouter(deps: RouterDeps): Router {
     providers: deps.providers,
     sticky: deps.sticky?.store,
   });
-  const run = <T>(request: RunRequest<T>): Promise<Routed<T>> => runPlan(ctx, request);
+  const end = (answer: Answer<unknown>, ending: Ending): Promise<Failure | undefined> => endAnswer(ctx, answer, ending);
   return {
     plan: planner.plan,
     findLive: planner.findLive,
-    run,
+    stream: (request) => runPlan(ctx, request, (candidate, attempt) => openStream(request.call, candidate, attempt)),
+    collect: (request) => runPlan(ctx, request, (candidate, attempt) => collect(request.call, candidate, attempt, request.maxBytes)),
+    end,
     async call(request) {
-      const routed = await run(request);
-      await routed.finish();
-      const tokens = request.tokensOf?.(routed.value);
-      if (tokens) routed.tokens(tokens.input, tokens.output);
-      return { value: routed.value, candidate: routed.candidate };
+      const answer = await runPlan(ctx, request, request.attempt);
+      const tokens = request.tokensOf?.(answer.value);
+      await end(answer, { kind: 'done', inputTokens: tokens?.input, outputTokens: tokens?.output });
+      return { value: answer.value, candidate: answer.candidate };
     },
   };
 }

@@ -1,12 +1,13 @@
 import type { LanguageModelV4, LanguageModelV4CallOptions, LanguageModelV4StreamPart, SharedV4ProviderMetadata } from '@ai-sdk/provider';
 import type { CatalogModel } from '../../catalog/catalog.ts';
-import { openAICompatibleOptions, tokenLogprobs, type TokenLogprob } from '../../providers/openai-compatible.ts';
+import { providerOptionsFor, tokenLogprobs, type TokenLogprob } from '../../providers/request-extras.ts';
 import type { FetchFunction, ModelFactoryOptions, ProviderPlugin, RequestExtras } from '../../providers/types.ts';
 import type { Attempt, AttemptControl } from './attempt.ts';
 import type { Candidate } from './plan.ts';
 import { isFirstOutput, normaliseAnswer, partNormaliser, type PartNormaliser, type RoutedAnswer, type RoutedContent, type RoutedFinish, type RoutedPart } from './stream-parts.ts';
 import { BeforeRequest, ResponseTooLarge } from './upstream-errors.ts';
 import { authHeadersFor } from '../core/keys.ts';
+import { dropPastBound } from '../state/bounded-map.ts';
 
 /** Everything an attempt needs except the abort signal, built once per request by a client API's mapping. */
 export type CallOptions = Omit<LanguageModelV4CallOptions, 'abortSignal'>;
@@ -93,7 +94,7 @@ export function cachedModels<M>(
       model.catch(() => models.delete(entry.id));
       models.set(entry.id, model);
       // Live lists can name models the catalog does not: the oldest built goes first past the bound.
-      if (models.size > MAX_BUILT_MODELS) models.delete(models.keys().next().value as string);
+      dropPastBound(models, MAX_BUILT_MODELS);
     }
     return model;
   };
@@ -114,7 +115,7 @@ const wantsLogprobs = (call: UpstreamCall, provider: ProviderPlugin): boolean =>
 
 function callOptions(call: UpstreamCall, candidate: Candidate, control: AttemptControl): LanguageModelV4CallOptions {
   const { provider } = candidate.model;
-  const extras = provider.providerOptions ? provider.providerOptions(call.extras) : openAICompatibleOptions(call.extras, provider.logprobs === true);
+  const extras = providerOptionsFor(provider, call.extras);
   const options: LanguageModelV4CallOptions = {
     ...call.options,
     reasoning: candidate.model.spec.reasoningEffort === true ? call.options.reasoning : undefined,

@@ -1,6 +1,6 @@
 import { fallingBack } from './fallback.ts';
 import type { Warn } from './warn-every.ts';
-import { keepNewest } from './newest-first.ts';
+import { keepNewest } from './bounded-map.ts';
 
 /**
  * What `GET /v1/providers?check=1` learnt of a key, and the bounds on asking:

@@ -1,4 +1,4 @@
-import { createBoundedMap } from './bounded-map.ts';
+import { createBoundedMap, keepNewest } from './bounded-map.ts';
 import { fallingBack } from './fallback.ts';
 import type { Warn } from './warn-every.ts';
 
@@ -66,13 +66,7 @@ export function createMemoryKnowledgeStore(maxEntries: number, maxBytes: number,
       const at = now();
       const stored = map.get(id, at);
       const fields = new Map(stored?.kind === 'fields' ? stored.fields : []);
-      fields.delete(field);
-      fields.set(field, value);
-      while (fields.size > MAX_FIELDS) {
-        const oldest = fields.keys().next().value;
-        if (oldest === undefined) break;
-        fields.delete(oldest);
-      }
+      keepNewest(fields, field, value, MAX_FIELDS);
       const expiresAt = Math.max(at + ttlMs, stored?.expiresAt ?? 0);
       put(id, { kind: 'fields', fields, expiresAt }, sizeOfFields(fields));
     },

@@ -1,5 +1,6 @@
 import type { ClientRateLimitInfo, Options, Store } from 'express-rate-limit';
 import { detachedString } from '../core/detached-string.ts';
+import { dropPastBound } from './bounded-map.ts';
 
 /**
  * The times of one client's accepted requests inside the window, oldest first,
@@ -116,11 +117,8 @@ export function createSlidingWindowStore(cleanupEveryMs = 300_000, now: () => nu
       const time = now();
       const entry = clients.get(key);
       if (entry === undefined) {
-        if (clients.size >= maxClients) {
-          const oldest = clients.keys().next();
-          if (!oldest.done) clients.delete(oldest.value);
-        }
         clients.set(key, time - epoch);
+        dropPastBound(clients, maxClients);
         return { totalHits: 1, resetTime: new Date(time + windowMs) };
       }
       // Reinserted last: the most recently seen.

@@ -1,7 +1,7 @@
 import type { ClientRateLimitInfo, Options, Store } from 'express-rate-limit';
 import type { Logger } from 'pino';
 import type { Config } from '../config/index.ts';
-import { createMemoryHealthRecords, type HealthPolicy, type HealthStore } from './health.ts';
+import { createMemoryHealthRecords, type HealthPolicy, type HealthStore } from './health-records.ts';
 import { fallingBack } from './fallback.ts';
 import { isAnonymousId } from './key-hash.ts';
 import { createSlidingWindowStore } from './sliding-window-store.ts';
@@ -14,14 +14,16 @@ import { createThrottledWarn, type Warn } from './warn-every.ts';
 import { createMemoryKeyCheckStore, withKeyCheckFallback, type KeyCheckStore } from './key-checks.ts';
 import { createRedisKeyCheckStore } from './redis/key-check-store.ts';
 import { createRedisStickyStore } from './redis/sticky-store.ts';
-import { createMemoryStickyStore, withStickyFallback, type StickyStore } from './sticky.ts';
-import { createMemoryUsageStore, withUsageFallback, type UsageStore } from './usage.ts';
+import { createMemoryStickyStore, withStickyFallback, type StickyStore } from './conversation-models.ts';
+import { createMemoryUsageStore, withUsageFallback, type UsageStore } from './usage-records.ts';
 import { createRedisUsageStore } from './redis/usage-store.ts';
 
 /**
- * Where Freeway keeps its only state, the rate-limit windows and provider health:
+ * Where Freeway keeps its six stores (provider health, the rate-limit windows,
+ * key checks, model lists and quarantines, conversations' models, usage per key):
  * in this process's memory (one process), in the cluster primary's (WORKERS > 1,
- * see ../cluster/), or in Redis (REDIS_URL), shared by every worker and instance.
+ * see ./cluster/), or in Redis (REDIS_URL, see ./redis/), shared by every worker
+ * and instance. None holds a key or a prompt.
  */
 export interface Stores {
   readonly healthStore: HealthStore;
@@ -34,7 +36,7 @@ export interface Stores {
   readonly knowledgeStore: KnowledgeStore;
   /** Which model answered each conversation's last turn (STICKY). */
   readonly stickyStore: StickyStore;
-  /** Usage per key (./usage.ts); undefined with USAGE=off. */
+  /** Usage per key (./usage-records.ts); undefined with USAGE=off. */
   readonly usageStore: UsageStore | undefined;
   close(): Promise<void>;
 }
@@ -51,7 +53,7 @@ export interface StoreChoice {
   readonly usageStore?: UsageStore;
 }
 
-/** The stores `config` asks for, their health records kept by `policy` (routing/health.ts). */
+/** The stores `config` asks for, their health records kept by `policy` (routing/health-policy.ts). */
 export function createStores(config: Config, logger: Logger, policy: HealthPolicy, given: StoreChoice = {}): Stores {
   const warn = createThrottledWarn(logger);
   const needsUsage = config.usage.mode && !given.usageStore;

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import type { HealthStore } from '../../server/state/health.ts';
-import { createMemoryHealthStore } from '../../server/routing/health.ts';
+import type { HealthStore } from '../../server/state/health-records.ts';
+import { createMemoryHealthStore } from '../../server/routing/health-policy.ts';
 import { startFreeway, type RunningFreeway } from '../support/freeway.ts';
 import { faults } from '../support/faults.ts';
 import { headerFor, keyHeaders, testKeys } from '../support/keys.ts';

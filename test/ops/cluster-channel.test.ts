@@ -3,7 +3,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 /*
- * The one worker-to-primary channel (server/cluster/channel.ts), seen from the
+ * The one worker-to-primary channel (server/state/cluster/channel.ts), seen from the
  * primary's side: the test forks a stand-in worker (test/support/worker-stores.ts)
  * and plays its primary.
  */

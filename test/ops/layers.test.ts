@@ -120,6 +120,27 @@ function pastFrontDoor(found: Import): string | undefined {
   return `${found.from}:${found.line} imports '${found.specifier}': import routing through server/routing/index.ts`;
 }
 
+/**
+ * A provider family's module: a file of providers/ that builds models with an AI SDK
+ * provider package (`@ai-sdk/openai-compatible`, `@ai-sdk/groq`, ...), beyond the
+ * contract's own types (`@ai-sdk/provider`).
+ */
+const isFamilyModule = (file: string, root: string = repoRoot): boolean =>
+  importsOf(file, root).some((found) => found.target === undefined && found.specifier.startsWith('@ai-sdk/') && found.specifier !== '@ai-sdk/provider');
+
+/**
+ * What is wrong with an import of routing that reaches past the plugins' contract: routing knows a
+ * plugin only through providers/types.ts and the shared helpers beside it, never a plugin's folder
+ * (providers/<id>/) or a provider family's module.
+ */
+function pastContract(found: Import, root: string = repoRoot): string | undefined {
+  if (!found.from.startsWith('server/routing/') || !found.target?.startsWith('providers/')) return undefined;
+  const where = `${found.from}:${found.line} imports '${found.specifier}'`;
+  if (found.target.slice('providers/'.length).includes('/')) return `${where}: routing may not import a plugin's folder`;
+  if (isFamilyModule(found.target, root)) return `${where}: routing may not import a provider family's module`;
+  return undefined;
+}
+
 describe('layers: imports point one way (core < state < models < routing < http < api < composition root)', () => {
   const server = sourceFiles('server');
   const plugins = [...sourceFiles('providers'), ...sourceFiles('catalog')];
@@ -164,12 +185,31 @@ describe('layers: imports point one way (core < state < models < routing < http 
     expect(outside.flatMap((file) => importsOf(file)).flatMap((found) => pastFrontDoor(found) ?? [])).to.deep.equal([]);
   });
 
+  it('routing knows the plugins only through their contract: no plugin folder, no provider family\'s module', () => {
+    const routing = server.filter((file) => file.startsWith('server/routing/'));
+    const toProviders = routing.flatMap((file) => importsOf(file)).filter((found) => found.target?.startsWith('providers/'));
+    expect(toProviders.map((found) => found.target)).to.include('providers/types.ts');
+    expect(toProviders.flatMap((found) => pastContract(found) ?? [])).to.deep.equal([]);
+  });
+
+  it('names a routing import of a plugin folder or of a provider family\'s module', () => {
+    const family = { from: 'server/routing/upstream.ts', line: 3, specifier: '../../providers/openai-compatible.ts', target: 'providers/openai-compatible.ts' };
+    expect(isFamilyModule('providers/openai-compatible.ts')).to.equal(true);
+    expect(pastContract(family)).to.equal("server/routing/upstream.ts:3 imports '../../providers/openai-compatible.ts': routing may not import a provider family's module");
+    const plugin = { from: 'server/routing/plan.ts', line: 2, specifier: '../../providers/groq/index.ts', target: 'providers/groq/index.ts' };
+    expect(pastContract(plugin)).to.equal("server/routing/plan.ts:2 imports '../../providers/groq/index.ts': routing may not import a plugin's folder");
+    const contract = { ...family, specifier: '../../providers/types.ts', target: 'providers/types.ts' };
+    expect(pastContract(contract)).to.equal(undefined);
+    // Above routing, the composition root may build plugins' models.
+    expect(pastContract({ ...family, from: 'server/app.ts' })).to.equal(undefined);
+  });
+
   it('names the file, the line and the import of a back-reference', () => {
-    const upward = { from: 'server/state/stores.ts', line: 4, specifier: '../routing/health.ts', target: 'server/routing/health.ts' };
-    expect(backReference(upward)).to.equal("server/state/stores.ts:4 imports '../routing/health.ts': state may not import from routing, a layer above it");
+    const upward = { from: 'server/state/stores.ts', line: 4, specifier: '../routing/health-policy.ts', target: 'server/routing/health-policy.ts' };
+    expect(backReference(upward)).to.equal("server/state/stores.ts:4 imports '../routing/health-policy.ts': state may not import from routing, a layer above it");
     const plugin = { from: 'providers/groq/index.ts', line: 2, specifier: '../../server/core/errors.ts', target: 'server/core/errors.ts' };
     expect(backReference(plugin)).to.equal("providers/groq/index.ts:2 imports '../../server/core/errors.ts': providers/ and catalog/ never import from server/");
-    const downward = { from: 'server/api/completion.ts', line: 9, specifier: '../routing/keys.ts', target: 'server/routing/keys.ts' };
+    const downward = { from: 'server/api/completion.ts', line: 9, specifier: '../routing/plan.ts', target: 'server/routing/plan.ts' };
     expect(backReference(downward)).to.equal(undefined);
     expect(backReference({ ...downward, specifier: 'express', target: undefined })).to.equal(undefined);
   });

@@ -8,7 +8,7 @@ import {
   withUsageFallback,
   type UsageRecord,
   type UsageStore,
-} from '../../server/state/usage.ts';
+} from '../../server/state/usage-records.ts';
 
 /*
  * The usage store keeps counts per key, model and UTC day, bounded like every store;

@@ -7,7 +7,7 @@ import { expect } from 'chai';
 import type { ProviderPlugin } from '../../providers/types.ts';
 import { ANONYMOUS } from '../../server/core/keys.ts';
 import { createRedactor } from '../../server/core/redact.ts';
-import { createMemoryHealthStore } from '../../server/routing/health.ts';
+import { createMemoryHealthStore } from '../../server/routing/health-policy.ts';
 import { createKeyHasher } from '../../server/state/key-hash.ts';
 import { withLocalAnonymous } from '../../server/state/stores.ts';
 import { expectError } from '../support/errors.ts';

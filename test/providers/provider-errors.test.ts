@@ -10,7 +10,7 @@ import { expect } from 'chai';
 import type { ServerResponse } from 'node:http';
 import { FIXTURE_NOW, type ErrorFixture, type ProviderPlugin } from '../../providers/types.ts';
 import { createRedactor } from '../../server/core/redact.ts';
-import { HEALTH_TIMINGS } from '../../server/routing/health.ts';
+import { HEALTH_TIMINGS } from '../../server/routing/health-policy.ts';
 import { classifyFailure } from '../../server/routing/upstream-errors.ts';
 import { startFreeway, type RunningFreeway } from '../support/freeway.ts';
 import { getHealth, hello, postChat } from '../support/http.ts';

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
-import type { HealthRecord, Outcome } from '../../server/state/health.ts';
+import type { HealthRecord, Outcome } from '../../server/state/health-records.ts';
 import { createKeyHasher } from '../../server/state/key-hash.ts';
-import { createMemoryHealthStore, HEALTH_TIMINGS, nextHealth, viewHealth } from '../../server/routing/health.ts';
+import { createMemoryHealthStore, HEALTH_TIMINGS, nextHealth, viewHealth } from '../../server/routing/health-policy.ts';
 
 const failure: Outcome = { kind: 'failure', reason: '500 boom' };
 const t0 = 1_000_000;

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import type { Alias, CatalogModel } from '../../catalog/catalog.ts';
 import type { Capability, ProviderPlugin } from '../../providers/types.ts';
 import type { HttpError } from '../../server/core/errors.ts';
-import type { HealthView } from '../../server/routing/health.ts';
+import type { HealthView } from '../../server/routing/health-policy.ts';
 import type { LiveList } from '../../server/models/live-lists.ts';
 import type { KeyView } from '../../server/models/views.ts';
 import type { RoutingStrategy } from '../../server/config/index.ts';

@@ -1,9 +1,9 @@
 import { expect } from 'chai';
 import { APICallError, type LanguageModelV4, type LanguageModelV4CallOptions, type LanguageModelV4StreamPart, type LanguageModelV4Usage } from '@ai-sdk/provider';
 import type { Alias, CatalogModel } from '../../catalog/catalog.ts';
-import type { HealthStore } from '../../server/state/health.ts';
+import type { HealthStore } from '../../server/state/health-records.ts';
 import { createKeyHasher } from '../../server/state/key-hash.ts';
-import { createMemoryHealthStore } from '../../server/routing/health.ts';
+import { createMemoryHealthStore } from '../../server/routing/health-policy.ts';
 import { createLatencyTracker } from '../../server/routing/latency.ts';
 import { routedModel, StreamFailed, type RoutedModel } from '../../server/routing/routed-model.ts';
 import { cachedModels } from '../../server/routing/upstream.ts';

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { request, type IncomingMessage } from 'node:http';
 import type { ServerResponse } from 'node:http';
 import { createKeyHasher } from '../../server/state/key-hash.ts';
-import { createMemoryHealthStore } from '../../server/routing/health.ts';
+import { createMemoryHealthStore } from '../../server/routing/health-policy.ts';
 import { createLatencyTracker } from '../../server/routing/latency.ts';
 import { createRouter } from '../../server/routing/router.ts';
 import { BeforeRequest } from '../../server/routing/upstream-errors.ts';
@@ -255,7 +255,7 @@ describe('no caller can spoil a key\'s health for others', () => {
       const bug = new TypeError("Cannot read properties of undefined (reading 'type')");
       const attempts: Array<{ status: number | string }> = [];
       const error = await router
-        .run({ plan, keys: keySet, attempt: async () => { throw new BeforeRequest(bug); }, callerSignal: new AbortController().signal, attempts: attempts as never })
+        .call({ plan, keys: keySet, attempt: async () => { throw new BeforeRequest(bug); }, callerSignal: new AbortController().signal, attempts: attempts as never })
         .then(() => undefined, (thrown: unknown) => thrown);
       expect(error).to.equal(bug);
       expect(attempts.map((a) => a.status)).to.deep.equal(['internal error']);

@@ -5,7 +5,7 @@ import { Writable } from 'node:stream';
 import { buildCatalog, type Catalog } from '../../catalog/catalog.ts';
 import { createApp, type AppDeps } from '../../server/app.ts';
 import { loadConfig } from '../../server/config/index.ts';
-import type { HealthStore } from '../../server/state/health.ts';
+import type { HealthStore } from '../../server/state/health-records.ts';
 import { createLogger } from '../../server/http/process-logger.ts';
 import { createFreewayServer, type ServerTimeouts } from '../../server/http/server.ts';
 import { providerPlugins } from './plugins.ts';

@@ -1,13 +1,13 @@
 // A stand-in cluster worker for test/ops/cluster.test.ts and cluster-channel.test.ts: it uses
-// the worker-side stores (server/cluster/worker-stores.ts) and asks for the cluster's metrics
-// (server/cluster/metrics.ts) over its one channel to the test, which plays the primary and may
+// the worker-side stores (server/state/cluster/worker-stores.ts) and asks for the cluster's metrics
+// (server/cluster/summed-metrics.ts) over its one channel to the test, which plays the primary and may
 // answer or stay silent. Commands arrive as {cmd}, results go back as {result}.
 import type { Options } from 'express-rate-limit';
-import { connectToPrimary } from '../../server/cluster/channel.ts';
-import { askPrimaryForMetrics } from '../../server/cluster/metrics.ts';
-import { createWorkerStores } from '../../server/cluster/worker-stores.ts';
+import { connectToPrimary } from '../../server/state/cluster/channel.ts';
+import { askPrimaryForMetrics } from '../../server/cluster/summed-metrics.ts';
+import { createWorkerStores } from '../../server/state/cluster/worker-stores.ts';
 import { createLogger } from '../../server/http/process-logger.ts';
-import { healthPolicy } from '../../server/routing/health.ts';
+import { healthPolicy } from '../../server/routing/health-policy.ts';
 
 const { rateLimitStore, healthStore } = createWorkerStores(createLogger('info'), healthPolicy);
 rateLimitStore.init?.({ limit: 3, windowMs: 60_000 } as Options);

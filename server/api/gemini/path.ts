@@ -1,5 +1,5 @@
 import type { Request, RequestHandler } from 'express';
-import { GOOG_API_KEY_HEADER } from '../../routing/index.ts';
+import { GOOG_API_KEY_HEADER } from '../../http/key-headers.ts';
 import { onlyRow, wildcardPrefix } from '../../http/route-table.ts';
 import { modelIdOf } from '../model-endpoints.ts';
 

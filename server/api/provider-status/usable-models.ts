@@ -1,7 +1,7 @@
 import { aliasIds, type Catalog, type CatalogModel } from '../../../catalog/catalog.ts';
 import type { ProviderPlugin } from '../../../providers/types.ts';
 import type { ModelKnowledge } from '../../models/model-knowledge.ts';
-import type { HealthState } from '../../state/health.ts';
+import type { HealthState } from '../../state/health-records.ts';
 
 /**
  * A key's state as `GET /v1/providers` reports it: health's states, `no_credit`

@@ -1,4 +1,4 @@
-import type { UsageRecord } from '../../state/usage.ts';
+import type { UsageRecord } from '../../state/usage-records.ts';
 
 /** One key's use of one model on one day, as `GET /v1/providers` shows it. */
 export interface ModelUsage {

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import type { HealthPolicy, HealthRecord, HealthStore } from '../health.ts';
+import type { HealthPolicy, HealthRecord, HealthStore } from '../health-records.ts';
 import { defineScript } from './client.ts';
 
 /*

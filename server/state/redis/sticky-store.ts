@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import type { StickyStore } from '../sticky.ts';
+import type { StickyStore } from '../conversation-models.ts';
 import { defineScript, dropPastBoundLua } from './client.ts';
 
 /*

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { DAY_MS, USAGE_DAYS, dayExpiry, type UsageRecord, type UsageStore } from '../usage.ts';
+import { DAY_MS, USAGE_DAYS, dayExpiry, type UsageRecord, type UsageStore } from '../usage-records.ts';
 import { defineScript, dropPastBoundLua } from './client.ts';
 
 /*

@@ -1,13 +1,13 @@
 import type { ClientRateLimitInfo, Store } from 'express-rate-limit';
 import type { Logger } from 'pino';
-import type { ModelsConfig } from '../config/index.ts';
-import type { HealthPolicy, HealthRecord, HealthStore } from '../state/health.ts';
-import { withKeyCheckFallback, type KeyCheckRecord, type KeyCheckStore } from '../state/key-checks.ts';
-import { createMemoryKnowledgeStore, withKnowledgeFallback, type KnowledgeStore } from '../state/knowledge.ts';
-import { failOpen, withHealthFallback } from '../state/stores.ts';
-import { createMemoryStickyStore, withStickyFallback, type StickyStore } from '../state/sticky.ts';
-import { createMemoryUsageStore, withUsageFallback, type UsageRecord, type UsageStore } from '../state/usage.ts';
-import { createThrottledWarn } from '../state/warn-every.ts';
+import type { ModelsConfig } from '../../config/index.ts';
+import type { HealthPolicy, HealthRecord, HealthStore } from '../health-records.ts';
+import { withKeyCheckFallback, type KeyCheckRecord, type KeyCheckStore } from '../key-checks.ts';
+import { createMemoryKnowledgeStore, withKnowledgeFallback, type KnowledgeStore } from '../knowledge.ts';
+import { failOpen, withHealthFallback } from '../stores.ts';
+import { createMemoryStickyStore, withStickyFallback, type StickyStore } from '../conversation-models.ts';
+import { createMemoryUsageStore, withUsageFallback, type UsageRecord, type UsageStore } from '../usage-records.ts';
+import { createThrottledWarn } from '../warn-every.ts';
 import { connectToPrimary, type AskOptions, type AskPrimary } from './channel.ts';
 import type { StoreCall, WireInfo } from './primary-stores.ts';
 

@@ -1,11 +1,11 @@
 import type { QuotaSnapshot } from '../../providers/types.ts';
-import { keepNewest } from './newest-first.ts';
+import { keepNewest } from './bounded-map.ts';
 
 /**
  * Provider health records per (provider, key hash). A key is never stored:
  * records are keyed by an HMAC of it (key-hash.ts), so one caller's failures
  * never steer another's traffic. This module keeps records; what an outcome
- * does to a record is the routing layer's policy (routing/health.ts), handed
+ * does to a record is the routing layer's policy (routing/health-policy.ts), handed
  * in where a store is made.
  */
 export type HealthState = 'healthy' | 'rate_limited' | 'down' | 'half_open' | 'invalid_key' | 'no_credit';

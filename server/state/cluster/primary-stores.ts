@@ -1,11 +1,11 @@
 import type { ClientRateLimitInfo, Options } from 'express-rate-limit';
-import type { Config } from '../config/index.ts';
-import { createMemoryHealthRecords, type HealthPolicy, type Outcome } from '../state/health.ts';
-import { createMemoryKeyCheckStore, type KeyCheckRecord } from '../state/key-checks.ts';
-import { createMemoryKnowledgeStore } from '../state/knowledge.ts';
-import { createSlidingWindowStore } from '../state/sliding-window-store.ts';
-import { createMemoryStickyStore } from '../state/sticky.ts';
-import { createMemoryUsageStore, type UsageRecord } from '../state/usage.ts';
+import type { Config } from '../../config/index.ts';
+import { createMemoryHealthRecords, type HealthPolicy, type Outcome } from '../health-records.ts';
+import { createMemoryKeyCheckStore, type KeyCheckRecord } from '../key-checks.ts';
+import { createMemoryKnowledgeStore } from '../knowledge.ts';
+import { createSlidingWindowStore } from '../sliding-window-store.ts';
+import { createMemoryStickyStore } from '../conversation-models.ts';
+import { createMemoryUsageStore, type UsageRecord } from '../usage-records.ts';
 
 /*
  * WORKERS > 1 without REDIS_URL: the primary holds the rate-limit windows,

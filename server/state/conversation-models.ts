@@ -1,3 +1,4 @@
+import { keepNewest } from './bounded-map.ts';
 import { fallingBack } from './fallback.ts';
 import type { Warn } from './warn-every.ts';
 
@@ -5,7 +6,7 @@ import type { Warn } from './warn-every.ts';
  * One model per conversation: which model answered a conversation's last turn, kept
  * like provider health (this process's memory, the cluster primary's, or Redis). A
  * conversation is known only by an HMAC of its keys, system prompt and first user turn
- * (routing/sticky.ts), and its value is a catalog model id: no content, no plain hash.
+ * (routing/conversation.ts), and its value is a catalog model id: no content, no plain hash.
  */
 export interface StickyStore {
   /** The model that answered the conversation's last turn, while it is kept. */
@@ -37,9 +38,7 @@ export function createMemoryStickyStore(maxEntries: number, now: () => number = 
       return entry.model;
     },
     async set(conversation, model, ttlMs) {
-      kept.delete(conversation);
-      kept.set(conversation, { model, expiresAt: now() + ttlMs });
-      while (kept.size > maxEntries) kept.delete(kept.keys().next().value as string);
+      keepNewest(kept, conversation, { model, expiresAt: now() + ttlMs }, maxEntries);
     },
     async close() {
       kept.clear();

@@ -1,5 +1,5 @@
 import { AggregatorRegistry, type Registry } from 'prom-client';
-import type { AskOptions, AskPrimary } from './channel.ts';
+import type { AskOptions, AskPrimary } from '../state/cluster/channel.ts';
 
 /*
  * WORKERS > 1: the primary sums the workers' registries (prom-client's

@@ -1,3 +1,4 @@
+import { dropPastBound } from './bounded-map.ts';
 import { isAnonymousId } from './key-hash.ts';
 import type { Warn } from './warn-every.ts';
 
@@ -100,13 +101,16 @@ export function mergeRecords(...lists: ReadonlyArray<readonly UsageRecord[]>): U
 export function createMemoryUsageStore(maxRecords = 100_000, sweepEveryMs = 3_600_000, clock: () => number = Date.now): UsageStore {
   const records = new Map<string, MutableRecord>();
   const byId = new Map<string, Set<string>>();
+  const unindex = (at: string, record: MutableRecord): void => {
+    const ofId = byId.get(record.id);
+    ofId?.delete(at);
+    if (ofId?.size === 0) byId.delete(record.id);
+  };
   const drop = (at: string): void => {
     const record = records.get(at);
     if (!record) return;
     records.delete(at);
-    const ofId = byId.get(record.id);
-    ofId?.delete(at);
-    if (ofId?.size === 0) byId.delete(record.id);
+    unindex(at, record);
   };
   const sweep = setInterval(() => {
     const now = clock();
@@ -119,13 +123,13 @@ export function createMemoryUsageStore(maxRecords = 100_000, sweepEveryMs = 3_60
         const at = `${record.id}|${record.day}|${record.model}`;
         const kept = records.get(at) ?? blank(record.id, record.day, record.model);
         addInto(kept, record);
-        // Last written last: the first in the Map is the least recently used.
-        records.delete(at);
-        records.set(at, kept);
         let ofId = byId.get(record.id);
         if (!ofId) byId.set(record.id, (ofId = new Set()));
         ofId.add(at);
-        while (records.size > maxRecords) drop(records.keys().next().value as string);
+        // Last written last: the first in the Map is the least recently used.
+        records.delete(at);
+        records.set(at, kept);
+        dropPastBound(records, maxRecords, unindex);
       }
     },
     async get(ids, days) {

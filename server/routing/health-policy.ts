@@ -1,5 +1,5 @@
 import type { QuotaSnapshot } from '../../providers/types.ts';
-import { createMemoryHealthRecords, type HealthPolicy, type HealthRecord, type HealthState, type HealthStore, type Outcome } from '../state/health.ts';
+import { createMemoryHealthRecords, type HealthPolicy, type HealthRecord, type HealthState, type HealthStore, type Outcome } from '../state/health-records.ts';
 
 /*
  * The health policy: what an outcome does to a key's record, what a record
