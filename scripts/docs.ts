@@ -2,8 +2,8 @@
  * Writes every generated part of the documentation from the code it describes:
  * the error table of docs/errors.md (the error catalogue), the settings table of
  * docs/configuration.md (the settings table), the failover table of
- * docs/routing.md (the failover policy), the endpoint list of docs/apis.md (the
- * route table) and the provider tables of README.md and
+ * docs/routing.md (the failover policy), the endpoint list and request-field
+ * tables of docs/apis.md (the route table, the client APIs' body schemas) and the provider tables of README.md and
  * docs/keys.md (the provider plugins). Tests fail when one is stale.
  *
  *   npm run docs
@@ -16,6 +16,7 @@ import { loadProviderPlugins } from '../providers/loader.ts';
 import { keysDocPath, keysDocSource, readmePath, readmeSource } from './providers-doc.ts';
 import { routingDocPath, routingDocSource } from './routing-doc.ts';
 import { apisDocPath, apisDocSource } from './apis-doc.ts';
+import { requestFieldsDocSource } from './request-fields-doc.ts';
 
 const plugins = await loadProviderPlugins();
 
@@ -23,7 +24,7 @@ const pages: ReadonlyArray<readonly [URL, (page: string) => string]> = [
   [errorsDocPath, errorsDocSource],
   [new URL('../docs/configuration.md', import.meta.url), withSettingsTable],
   [routingDocPath, routingDocSource],
-  [apisDocPath, apisDocSource],
+  [apisDocPath, (page) => requestFieldsDocSource(apisDocSource(page))],
   [readmePath, (page) => readmeSource(page, plugins)],
   [keysDocPath, (page) => keysDocSource(page, plugins)],
 ];

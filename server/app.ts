@@ -44,6 +44,8 @@ import { geminiApi, geminiRoute } from './api/gemini/index.ts';
 import { geminiModels } from './api/gemini/models.ts';
 import { isGeminiV1Call, queryKeyAsHeader } from './api/gemini/path.ts';
 import { providersApi } from './api/provider-status/index.ts';
+import { openApiRoute } from './api/openapi.ts';
+import { documentedRoutes } from './api/openapi-routes.ts';
 import { curatedUsable, liveUsable } from './api/provider-status/usable-models.ts';
 import { probes, type Readiness } from './http/probes.ts';
 import { consoleHandlers } from './http/console.ts';
@@ -300,6 +302,7 @@ function routeHandlers(deps: AppDeps, services: Services, handlers: ReturnType<t
     'messages.countTokens': () => tokenCountRoute(apis.messages, catalog),
     embeddings: () => embeddings,
     transcriptions: () => transcriptions,
+    openapi: () => openApiRoute(documentedRoutes(routeTable)),
     'console.page': () => consoleFiles().page,
     'console.file': () => consoleFiles().file,
   };

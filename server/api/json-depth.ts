@@ -1,5 +1,3 @@
-import { fail } from './validation.ts';
-
 /**
  * How deeply a JSON schema a caller sends (tool parameters, a response format)
  * may nest. Real schemas stay far below; the AI SDK and providers walk schemas
@@ -7,28 +5,18 @@ import { fail } from './validation.ts';
  */
 export const MAX_SCHEMA_DEPTH = 64;
 
-/** Nesting depth of a parsed JSON value (a scalar is 0, `{}` and `[]` are 1), walked without recursion; stops counting past `limit`. */
-export function jsonDepth(value: unknown, limit = Infinity): number {
-  let deepest = 0;
-  const stack: Array<[unknown, number]> = [[value, 0]];
-  while (stack.length > 0) {
-    const [node, depth] = stack.pop() as [unknown, number];
-    if (node === null || typeof node !== 'object') continue;
-    const inner = depth + 1;
-    if (inner > deepest) {
-      deepest = inner;
-      if (deepest > limit) return deepest;
-    }
-    for (const child of Array.isArray(node) ? node : Object.values(node)) {
-      if (child !== null && typeof child === 'object') stack.push([child, inner]);
-    }
+/**
+ * Whether a parsed JSON value nests at most `levels` deep (a scalar is 0, `{}`
+ * and `[]` are 1). Recursive, but it stops past `levels`, so the stack it takes
+ * is bounded by `levels` whatever the value; it allocates nothing.
+ */
+export function nestsWithin(value: unknown, levels: number): boolean {
+  if (value === null || typeof value !== 'object') return true;
+  if (levels === 0) return false;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) if (!nestsWithin(value[i], levels - 1)) return false;
+    return true;
   }
-  return deepest;
-}
-
-/** Throws a 400 naming `field` when `schema` nests deeper than MAX_SCHEMA_DEPTH. For every client API's schemas. */
-export function assertSchemaDepth(schema: unknown, field: string): void {
-  if (jsonDepth(schema, MAX_SCHEMA_DEPTH) > MAX_SCHEMA_DEPTH) {
-    fail(field, `is nested more than ${MAX_SCHEMA_DEPTH} levels deep`);
-  }
+  for (const key in value) if (!nestsWithin((value as Record<string, unknown>)[key], levels - 1)) return false;
+  return true;
 }

@@ -29,6 +29,7 @@ export type RouteHandlerName =
   | 'messages.countTokens'
   | 'embeddings'
   | 'transcriptions'
+  | 'openapi'
   | 'console.page'
   | 'console.file';
 
@@ -127,6 +128,7 @@ export const routeTable: readonly RouteRow[] = [
     summary: 'OpenAI transcription (Whisper), multipart, all five `response_format`s',
     see: 'embeddings-and-transcription.md',
   },
+  { method: 'GET', path: '/openapi.json', handler: 'openapi', summary: 'This API as an OpenAPI 3.1 document: every route, and the JSON Schemas that request bodies are checked against' },
   { method: 'GET', path: '/', handler: 'console.page', mount: 'console', summary: 'The web console (`CONSOLE=off` removes it)', see: 'console.md' },
   { method: 'GET', path: '/console/*file', handler: 'console.file', mount: 'console', documentedPath: '/console/{file}', summary: "The console's script, style and icon", see: 'console.md' },
 ];

@@ -1,7 +1,8 @@
 import type { Alias, CatalogModel } from '../../../catalog/catalog.ts';
 import type { EmbeddingModelSpec } from '../../../providers/types.ts';
 import { clip, freewayError } from '../../core/errors.ts';
-import { fail } from '../validation.ts';
+import { compileBody, fail } from '../validation.ts';
+import { embeddingsSchema } from './schema.ts';
 
 /** An OpenAI embeddings request, checked. */
 export interface EmbeddingsRequest {
@@ -37,30 +38,24 @@ function texts(input: unknown, maxInputs: number): string[] {
   return input as string[];
 }
 
+interface EmbeddingsBody {
+  model: string;
+  input: unknown;
+  encoding_format?: 'float' | 'base64' | null;
+  dimensions?: number | null;
+  user?: string | null;
+  input_type?: 'query' | 'passage' | null;
+}
+
+const checkBody = compileBody<EmbeddingsBody>(embeddingsSchema);
+
 /** Checks the body's shape; what depends on the model (`dimensions`) is checked by `checkForModels`. */
 export function parseEmbeddingsRequest(body: unknown, maxInputs: number): EmbeddingsRequest {
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) fail('body', 'must be a JSON object');
-  const fields = body as Record<string, unknown>;
-  const { model, input, encoding_format: format, dimensions, user, input_type: inputType } = fields;
-  if (typeof model !== 'string' || model === '') fail('model', 'required, a string');
-  if (input === undefined) fail('input', 'required');
-  const request: { -readonly [K in keyof EmbeddingsRequest]: EmbeddingsRequest[K] } = { model, texts: texts(input, maxInputs), encodingFormat: 'float' };
-  if (format !== undefined && format !== null) {
-    if (format !== 'float' && format !== 'base64') fail('encoding_format', 'must be "float" or "base64"');
-    request.encodingFormat = format;
-  }
-  if (dimensions !== undefined && dimensions !== null) {
-    if (typeof dimensions !== 'number' || !Number.isInteger(dimensions) || dimensions < 1) fail('dimensions', 'must be a positive integer');
-    request.dimensions = dimensions;
-  }
-  if (user !== undefined && user !== null) {
-    if (typeof user !== 'string') fail('user', 'must be a string');
-    request.user = user;
-  }
-  if (inputType !== undefined && inputType !== null) {
-    if (inputType !== 'query' && inputType !== 'passage') fail('input_type', 'must be "query" or "passage"');
-    request.inputType = inputType;
-  }
+  const fields = checkBody(body);
+  const request: { -readonly [K in keyof EmbeddingsRequest]: EmbeddingsRequest[K] } = { model: fields.model, texts: texts(fields.input, maxInputs), encodingFormat: fields.encoding_format ?? 'float' };
+  if (fields.dimensions != null) request.dimensions = fields.dimensions;
+  if (fields.user != null) request.user = fields.user;
+  if (fields.input_type != null) request.inputType = fields.input_type;
   return request;
 }
 

@@ -1,6 +1,6 @@
 import type { EmbeddingsRequest } from '../embeddings/request.ts';
-import { INT32_MAX } from '../limits.ts';
-import { array, fail, isObject, object, optionalNumber, phrase, string, type Fields } from '../validation.ts';
+import { compileBody, fail, isObject } from '../validation.ts';
+import { batchEmbedContentsSchema, embedContentSchema } from './schema.ts';
 
 /**
  * Gemini's embedContent and batchEmbedContents bodies (https://ai.google.dev/api/embeddings,
@@ -10,30 +10,31 @@ import { array, fail, isObject, object, optionalNumber, phrase, string, type Fie
  * types (for the models that embed the two differently); `title` is ignored.
  */
 
-const taskTypes = ['TASK_TYPE_UNSPECIFIED', 'RETRIEVAL_QUERY', 'RETRIEVAL_DOCUMENT', 'SEMANTIC_SIMILARITY', 'CLASSIFICATION', 'CLUSTERING', 'QUESTION_ANSWERING', 'FACT_VERIFICATION', 'CODE_RETRIEVAL_QUERY'];
-
 interface OneInput {
   readonly text: string;
   readonly dimensions: number | undefined;
   readonly inputType: EmbeddingsRequest['inputType'];
 }
 
-function readInput(fields: Fields, path: string, model: string): OneInput {
-  const content = object(fields.content, `${path}content`);
-  const parts = array(content.parts, `${path}content.parts`);
-  const texts = parts.map((part, index) => string(object(part, `${path}content.parts.${index}`).text, `${path}content.parts.${index}.text`));
-  const text = texts.join('\n');
+/** One EmbedContentRequest, as the schema has checked it. */
+interface EmbedContentBody {
+  content: { parts: Array<{ text: string }> };
+  model?: string;
+  outputDimensionality?: number | null;
+  taskType?: string;
+}
+
+const checkEmbedContent = compileBody<EmbedContentBody>(embedContentSchema);
+const checkBatch = compileBody<{ requests: EmbedContentBody[] }>(batchEmbedContentsSchema);
+
+function readInput(fields: EmbedContentBody, path: string, model: string): OneInput {
+  const text = fields.content.parts.map((part) => part.text).join('\n');
   if (text === '') fail(`${path}content.parts`, 'must hold text');
   // batchEmbedContents: "the model specified in each request must match" the path's (embed_content_request.proto).
   if (fields.model !== undefined && fields.model !== `models/${model}` && fields.model !== model) fail(`${path}model`, `must be the model of the path, models/${model}`);
-  const dimensions = optionalNumber(fields.outputDimensionality, `${path}outputDimensionality`, { min: 1, max: INT32_MAX, integer: true }) ?? undefined;
-  let inputType: EmbeddingsRequest['inputType'];
-  if (fields.taskType !== undefined) {
-    const task = string(fields.taskType, `${path}taskType`);
-    if (!taskTypes.includes(task)) fail(`${path}taskType`, phrase.oneOf(taskTypes));
-    inputType = task === 'RETRIEVAL_QUERY' ? 'query' : task === 'RETRIEVAL_DOCUMENT' ? 'passage' : undefined;
-  }
-  return { text, dimensions, inputType };
+  const task = fields.taskType;
+  const inputType = task === 'RETRIEVAL_QUERY' ? 'query' : task === 'RETRIEVAL_DOCUMENT' ? 'passage' : undefined;
+  return { text, dimensions: fields.outputDimensionality ?? undefined, inputType };
 }
 
 /** What the inputs share, as one embeddings request: a batch whose inputs ask for different sizes or types is refused. */
@@ -51,15 +52,14 @@ function oneRequest(target: string, inputs: readonly OneInput[], field: string):
 
 /** embedContent: one input. `model` is the path's, `target` what it resolved to. */
 export function parseEmbedContent(body: unknown, model: string, target: string): EmbeddingsRequest {
-  if (!isObject(body)) fail('body', phrase.type('object'));
-  return oneRequest(target, [readInput(body, '', model)], 'requests');
+  return oneRequest(target, [readInput(checkEmbedContent(body), '', model)], 'requests');
 }
 
 /** batchEmbedContents: `requests`, at most EMBEDDINGS_MAX_INPUTS of them. */
 export function parseBatchEmbedContents(body: unknown, model: string, target: string, maxInputs: number): EmbeddingsRequest {
-  if (!isObject(body)) fail('body', phrase.type('object'));
-  const requests = array(body.requests, 'requests');
-  if (requests.length === 0) fail('requests', phrase.minItems(1));
-  if (requests.length > maxInputs) fail('requests', `${requests.length} requests, more than the ${maxInputs} one batch may carry (EMBEDDINGS_MAX_INPUTS); send them in several batches`);
-  return oneRequest(target, requests.map((item, index) => readInput(object(item, `requests.${index}`), `requests.${index}.`, model)), 'requests');
+  // Counted before the schema walks every request.
+  const count = isObject(body) && Array.isArray(body.requests) ? body.requests.length : 0;
+  if (count > maxInputs) fail('requests', `${count} requests, more than the ${maxInputs} one batch may carry (EMBEDDINGS_MAX_INPUTS); send them in several batches`);
+  const { requests } = checkBatch(body);
+  return oneRequest(target, requests.map((item, index) => readInput(item, `requests.${index}.`, model)), 'requests');
 }

@@ -16,7 +16,7 @@ import type { Capability } from '../../../providers/types.ts';
 import type { CallOptions } from '../../routing/index.ts';
 import { imageURLToFilePart } from '../image-url.ts';
 import { fail } from '../validation.ts';
-import { toJsonSchema } from './schema.ts';
+import { toJsonSchema } from './google-schema.ts';
 import type { Content, FunctionResponse, GeminiRequest, Part, ThinkingConfig } from './types.ts';
 import { isImageType, isTextType } from './validate.ts';
 
