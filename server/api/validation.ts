@@ -92,11 +92,11 @@ function ajv(): Ajv {
 /** A body's checker: the body, typed, or a 400 naming its first bad field. */
 type BodyCheck<T> = (body: unknown) => T;
 
-/** A body's checker, its schema compiled once, on the first body it checks; a failure is worded by `describeError`. */
+/** A body's checker, its schema compiled once, at start-up; a failure is worded by `describeError`. */
 export function compileBody<T>(schema: SchemaObject): BodyCheck<T> {
-  let validate: ValidateFunction | undefined;
+  // Compiled as the module loads, before the server listens: no caller's first body pays for it.
+  const validate: ValidateFunction = ajv().compile(schema);
   return (body) => {
-    validate ??= ajv().compile(schema);
     if (validate(body)) return body as T;
     const { field, detail } = describeError(validate.errors ?? [], { schema });
     return fail(field, detail);

@@ -54,8 +54,6 @@ export interface RouteRow {
   readonly mount?: 'console' | 'metrics' | 'probe';
   /** The client API whose request body this route takes, when it takes one. */
   readonly api?: ClientApiName;
-  /** The JSON Schema of the request body (its `$id`), for validation and the OpenAPI document. */
-  readonly requestSchema?: string;
   /** One line, Markdown code spans allowed: what the route does (docs/apis.md's endpoint list). */
   readonly summary: string;
   /** The path as documentation writes it, when not `path` with `{name}` for `*name`. */
