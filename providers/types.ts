@@ -98,9 +98,17 @@ export interface ModelSpec {
    * The most tokens one request may hold (its input and output budget together) on a new key, where
    * the provider's rate-limit page states a per-minute token budget that bounds a single request
    * (Groq's TPM): cite the page and the day in a comment. A request estimated larger is not sent to
-   * the model; a budget that does not fit beside the input is lowered. Shown as `max_request_tokens`.
+   * the model; a budget that does not fit beside the input is ordered after the candidates it fits,
+   * but still tried when nothing else is left (a paid plan's key takes more). Shown as `max_request_tokens`.
    */
   readonly maxRequestTokens?: number;
+  /**
+   * How many requests one key may have in flight with this model at once, where the provider
+   * documents such a limit (cite the page and the day): Freeway keeps each key within it across
+   * workers and instances, and holds a request that finds the key busy until a slot is free
+   * (within MAX_WAIT_MS) instead of sending it to meet a concurrency error.
+   */
+  readonly concurrency?: number;
 }
 
 /**

@@ -52,7 +52,7 @@ import { consoleHandlers } from './http/console.ts';
 import { apiPrefixes, errorShapePrefixes, fixedPaths, methodsByPath, routeOfPath, routeTable, type ProbeHandlerName, type RouteHandlerName, type RouteRow } from './http/route-table.ts';
 import { errorHandler } from './http/error-handler.ts';
 import { anonymousAccess } from './http/anonymous.ts';
-import { cachedModels, createLatencyTracker, createModelSource, createRouter, createUpstreamFetch, healthPolicy } from './routing/index.ts';
+import { cachedModels, createLatencyTracker, createModelSource, createRouter, createUpstreamFetch, createWaitQueue, healthPolicy } from './routing/index.ts';
 import { createKeyReader } from './http/key-headers.ts';
 
 export interface AppDeps {
@@ -87,6 +87,8 @@ export interface FreewayApp {
   close(): Promise<void>;
   /** Answers every completion still running (503, or an error event once streaming), for a shutdown that cannot wait longer. */
   interrupt(): void;
+  /** Answers every request held for a window or a slot with the shutdown's 503, and every later one (the server is stopping). */
+  stopWaiting(): void;
   /** This process's metrics (prom-client), also when METRICS_PORT serves them elsewhere. */
   readonly metrics: Registry;
   /** For the HTTP server: a connection was closed on arrival, MAX_CONNECTIONS being open (counted, and logged at most every 10 s). */
@@ -157,13 +159,17 @@ function createServices(deps: AppDeps) {
   });
   const sticky = config.sticky.mode ? { store: stores.stickyStore, ttlMs: config.sticky.ttlMs } : undefined;
   const usage = stores.usageStore && createUsageCounter({ store: stores.usageStore, warn: createThrottledWarn(logger), now: deps.now });
-  const router = createRouter({ config, health: healthStore, hashKey, latency, redact, random: deps.random, now: deps.now, knowledge, providers, sticky, usage });
+  // Requests held for a window or a slot (routing/waiting.ts), at most WAIT_QUEUE_MAX at once.
+  const waitQueue = createWaitQueue(config.routing.waitQueueMax);
+  metrics.watchHeld(waitQueue.held);
+  const waiting = { queue: waitQueue, slots: stores.slotStore, maxWaitMs: config.routing.maxWaitMs, onWaited: metrics.waited };
+  const router = createRouter({ config, health: healthStore, hashKey, latency, redact, random: deps.random, now: deps.now, knowledge, providers, sticky, usage, waiting });
   const conversations = config.sticky.mode ? createTextHasher(config.state.keyHashSecret) : undefined;
   const clientOf = (req: Request): string => clientIp(req, config.rateLimit.ipv6Subnet);
   const rateLimit = createRateLimit({ max: config.rateLimit.max, windowMs: config.rateLimit.windowMs, ipv6Subnet: config.rateLimit.ipv6Subnet, store: stores.rateLimitStore, onRefused: metrics.rateLimited });
   const shutdown = createShutdown();
   const readiness: Readiness = { phase: 'starting' };
-  return { redact, readKeys, hashKey, stores, metrics, healthStore, upstreamFetch, knowledge, usage, router, clientOf, rateLimit, shutdown, readiness, conversations };
+  return { redact, readKeys, hashKey, stores, metrics, healthStore, upstreamFetch, knowledge, usage, router, clientOf, rateLimit, shutdown, readiness, conversations, waitQueue };
 }
 
 type Services = ReturnType<typeof createServices>;
@@ -196,6 +202,7 @@ function createHandlers(deps: AppDeps, { redact, readKeys, hashKey, upstreamFetc
     shutdown: shutdown.gate,
     clientOf,
     conversations,
+    maxWaitMs: config.routing.maxWaitMs,
   };
   const apis = createClientApis(deps);
   const created = Math.floor(Date.now() / 1000);
@@ -334,7 +341,7 @@ function mountRoutes(app: Express, config: Config, handlers: RouteHandlers, read
 export function createApp(deps: AppDeps): FreewayApp {
   const { config, logger } = deps;
   const services = createServices(deps);
-  const { redact, readKeys, stores, metrics, knowledge, usage, rateLimit, shutdown, readiness } = services;
+  const { redact, readKeys, stores, metrics, knowledge, usage, rateLimit, shutdown, readiness, waitQueue } = services;
   const handlers = createHandlers(deps, services);
 
   const app = express();
@@ -358,7 +365,7 @@ export function createApp(deps: AppDeps): FreewayApp {
       // headers, and whatever a client SDK adds, such as the openai SDK's
       // x-stainless-*). No route reads cookies or credentials, so nothing is
       // gained by refusing a header, and the list stays right when SDKs change.
-      exposedHeaders: ['Retry-After', 'RateLimit', 'RateLimit-Policy', 'X-Request-Id', 'X-Freeway-Provider', 'X-Freeway-Model', 'X-Freeway-Attempts', 'X-Freeway-Dropped-Tools'],
+      exposedHeaders: ['Retry-After', 'RateLimit', 'RateLimit-Policy', 'X-Request-Id', 'X-Freeway-Provider', 'X-Freeway-Model', 'X-Freeway-Attempts', 'X-Freeway-Dropped-Tools', 'X-Freeway-Waited'],
       maxAge: 600,
     }),
   );
@@ -391,7 +398,9 @@ export function createApp(deps: AppDeps): FreewayApp {
   const warnOfDrops = createThrottledWarn(logger);
   return {
     app,
+    stopWaiting: waitQueue.close,
     async close() {
+      waitQueue.close();
       knowledge.close();
       await usage?.close();
       await stores.close();

@@ -105,6 +105,8 @@ function serve(config: Config): void {
     if (stopping) return;
     stopping = true;
     freeway.readiness.phase = 'stopping';
+    // Held requests have nothing in flight: they are answered now, not when SHUTDOWN_TIMEOUT_MS runs out.
+    freeway.stopWaiting();
     logger.info(`${reason}: draining in-flight requests (up to ${config.timeouts.shutdownMs} ms)`);
     const force = setTimeout(() => {
       // Every request still running gets an answer (a 503, or an error event once

@@ -44,11 +44,15 @@ const zai: ProviderPlugin = {
     // 200K context (Z.AI's deployment as AI gateways list it: vercel.com/ai-gateway/models/glm-4.7-flash, and
     // anomalyco/models.dev providers/zai/models/glm-4.7-flash.toml); "the GLM-4.7 GLM-4.6 series supports 128K maximum
     // output" (max_tokens up to 131072, chat-completion reference). Thinking is on by default; tools are taken.
-    { id: 'glm-4.7-flash', quality: intelligenceIndex(23.3, 'glm-4-7-flash'), capabilities: ['fast', 'reasoning', 'tool-use', 'long-context'], contextWindow: 200_000, maxOutputTokens: 131_072 },
+    // concurrency 1: "API usage is limited by concurrency (i.e., the number of in-flight requests)"
+    // (https://z.ai/manage-apikey/rate-limits, read 2026-12-01), whose default per-model figure is one request
+    // (https://rate-limits.apis.io/rate-limits/zhipu-ai/zhipu-ai-rate-limits/, "API Default Concurrency: 1", read
+    // 2026-12-01); one concurrent request for Flash in mnfst/awesome-free-llm-apis (data of 2026-10-05).
+    { id: 'glm-4.7-flash', concurrency: 1, quality: intelligenceIndex(23.3, 'glm-4-7-flash'), capabilities: ['fast', 'reasoning', 'tool-use', 'long-context'], contextWindow: 200_000, maxOutputTokens: 131_072 },
     // "GLM-4.6V-Flash: Lightweight, Completely Free", video, image, text and file in, 128K context
     // (https://docs.z.ai/guides/vlm/glm-4.6v); tools are taken by the GLM-4.6V series. The reference says the series
     // "supports 32K maximum output" but bounds the vision request's max_tokens at 16384: the bound is used.
-    { id: 'glm-4.6v-flash', capabilities: ['fast', 'vision', 'tool-use', 'long-context'], contextWindow: 128_000, maxOutputTokens: 16_384 },
+    { id: 'glm-4.6v-flash', concurrency: 1, capabilities: ['fast', 'vision', 'tool-use', 'long-context'], contextWindow: 128_000, maxOutputTokens: 16_384 },
   ],
   authHeaders: bearerAuth,
   // Z.AI names the end user `user_id` (6 to 128 characters) and documents no parallel-call switch or logprobs.

@@ -44,6 +44,24 @@ export interface CompletionDeps {
   readonly clientOf?: (req: Request) => string;
   /** The HMAC that names a conversation (routing/conversation.ts); absent with STICKY=off. */
   readonly conversations?: TextHasher;
+  /** MAX_WAIT_MS: the most a request may ask to be held with X-Freeway-Max-Wait; 0 (no waiting) when absent. */
+  readonly maxWaitMs?: number;
+}
+
+/** Seconds, with decimals: `4`, `0.5`. */
+const SECONDS = /^\d+(?:\.\d+)?$/;
+
+/**
+ * X-Freeway-Max-Wait: how long this request may be held for a rate-limit window or a concurrency
+ * slot, in seconds from 0 to MAX_WAIT_MS; anything else is a 400 naming the range. Undefined when absent.
+ */
+export function maxWaitOf(req: Request, maxWaitMs = 0): number | undefined {
+  const raw = req.headers['x-freeway-max-wait'];
+  if (raw === undefined) return undefined;
+  const text = (Array.isArray(raw) ? raw.join(',') : raw).trim();
+  const ms = SECONDS.test(text) ? Math.round(Number(text) * 1000) : NaN;
+  if (!(ms <= maxWaitMs)) throw invalidField('X-Freeway-Max-Wait', `must be a number of seconds from 0 to ${maxWaitMs / 1000} (MAX_WAIT_MS)`);
+  return ms;
 }
 
 /** The strategy a request asks for with `X-Freeway-Routing`, if it asks; any other value is a 400 naming the header. */
@@ -190,6 +208,7 @@ export function completionRoute<Req>(api: ClientApi<Req>, deps: CompletionDeps):
     // A pinned model the plugin does not know is served when a live list of the request's keys holds it.
     const entry = await lookUpModel({ catalog, target, kind: 'chat', findLive: (model) => router.findLive(model, keys, client) });
     const strategy = routingOf(req);
+    const maxWaitMs = maxWaitOf(req, deps.maxWaitMs);
     const callOptions = api.callOptions(request);
     const alias = isAlias(entry);
     const conversation = alias && deps.conversations ? conversationOf(deps.conversations, { target: entry.id, keys, prompt: callOptions.prompt }) : undefined;
@@ -199,7 +218,7 @@ export function completionRoute<Req>(api: ClientApi<Req>, deps: CompletionDeps):
     const extras: RequestExtras = api.extras ? { ...api.extras(request), user } : { user };
     const attempts: AttemptLog[] = [];
     locals.attempts = attempts;
-    const model = routedModel(router, { plan, keys, models, extras, attempts, maxResponseBytes: deps.maxResponseBytes, conversation: conversation?.id });
+    const model = routedModel(router, { plan, keys, models, extras, attempts, maxResponseBytes: deps.maxResponseBytes, conversation: conversation?.id, maxWaitMs });
     const options = { ...callOptions, abortSignal: callerController(res, deps.shutdown).signal };
     try {
       if (api.stream(request)) {

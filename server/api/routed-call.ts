@@ -9,8 +9,26 @@ import { CallerGone, type AttemptLog, type Candidate } from '../routing/index.ts
  * caller that went away, and what a failure of the call becomes.
  */
 
+/** A wait in seconds, to a tenth: `4.2`. */
+const waitSeconds = (ms: number): string => (Math.round(ms / 100) / 10).toFixed(1);
+
 export function attemptsHeader(attempts: readonly AttemptLog[]): string {
-  return attempts.map((a) => `${a.provider}/${a.model}${a.key === undefined ? '' : ` key ${a.key}`} ${a.status}${a.ms === undefined ? '' : ` ${a.ms}ms`}`).join(', ');
+  return attempts
+    .map((a) =>
+      a.waitedMs !== undefined
+        ? `waited ${waitSeconds(a.waitedMs)}s for ${a.provider}`
+        : `${a.provider}/${a.model}${a.key === undefined ? '' : ` key ${a.key}`} ${a.status}${a.ms === undefined ? '' : ` ${a.ms}ms`}`,
+    )
+    .join(', ');
+}
+
+/** X-Freeway-Waited, and the wait on the log line, when the request was held for a window or a slot. */
+function noteWaited(res: Response, attempts: readonly AttemptLog[]): void {
+  let waited: number | undefined;
+  for (const attempt of attempts) if (attempt.waitedMs !== undefined) waited = (waited ?? 0) + attempt.waitedMs;
+  if (waited === undefined) return;
+  res.setHeader('X-Freeway-Waited', waitSeconds(waited));
+  res.locals.waitedMs = waited;
 }
 
 export const SHUTDOWN_REASON = 'Freeway was shutting down and SHUTDOWN_TIMEOUT_MS ran out before the answer was complete';
@@ -20,6 +38,7 @@ export function setRoutingHeaders(res: Response, candidate: Candidate, attempts:
   res.setHeader('X-Freeway-Provider', model.provider.id);
   res.setHeader('X-Freeway-Model', model.id);
   res.setHeader('X-Freeway-Attempts', attemptsHeader(attempts));
+  noteWaited(res, attempts);
 }
 
 /** Aborted when the caller goes away before its answer is written, or when a shutdown interrupts running requests. */
@@ -47,6 +66,9 @@ export function routeFailed(error: unknown, res: Response, attempts: readonly At
     res.destroy();
     return;
   }
-  if (attempts.length > 0 && !res.headersSent) res.setHeader('X-Freeway-Attempts', attemptsHeader(attempts));
+  if (attempts.length > 0 && !res.headersSent) {
+    res.setHeader('X-Freeway-Attempts', attemptsHeader(attempts));
+    noteWaited(res, attempts);
+  }
   throw error;
 }

@@ -177,6 +177,19 @@ export const settings = {
       doc: 'Share of alias requests that explore a candidate other than the fastest',
     }),
     maxAttempts: integer({ env: 'MAX_ATTEMPTS', default: 5, min: 1, doc: 'Candidates tried per request (candidates skipped for their size do not count)' }),
+    maxWaitMs: integer({
+      env: 'MAX_WAIT_MS',
+      default: 20_000,
+      min: 0,
+      max: 120_000,
+      doc: "How long a request may be held for a key's rate-limit window or concurrency slot when every candidate is resting for a known, short time; a request may ask for less with `X-Freeway-Max-Wait` (seconds); `0` turns waiting off ([docs/routing.md](routing.md#waiting-for-a-window))",
+    }),
+    waitQueueMax: integer({
+      env: 'WAIT_QUEUE_MAX',
+      default: 256,
+      min: 0,
+      doc: 'Requests one process holds at once while they wait for a window or a slot; past it a request is answered at once, as if waiting were off',
+    }),
   },
   sticky: {
     mode: flag({ env: 'STICKY', default: 'on', words: ['on', 'off'], doc: "`on`: a conversation's turns through an alias go first to the model that answered its last turn ([docs/routing.md](routing.md#one-model-per-conversation)); `off`: every turn is routed afresh" }),
@@ -285,7 +298,7 @@ export const settings = {
       // one caller still cannot take every keyless provider's allowance for the address (Kilo's 200 an hour).
       default: 20,
       min: 1,
-      doc: "Requests without a key one client may make a minute (in this process), so that one caller cannot spend the address's allowance for everyone; past it a 429. The default lets one coding agent run without a key",
+      doc: "Requests without a key that may call a provider (chat, Responses, Messages, Gemini, embeddings, transcription) one client may make a minute (in this process), so that one caller cannot spend the address's allowance for everyone; past it a 429. Listings, `/v1/providers` and token counts never count. The default lets one coding agent run without a key",
     }),
   },
   usage: {

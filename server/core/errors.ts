@@ -222,14 +222,22 @@ export const errorCatalogue = {
   FREEWAY_REQUEST_TOO_LARGE: {
     status: 400,
     type: 'invalid_request_error',
-    message: 'Request too large: about {tokens} tokens of input, more than any model your keys can use takes; the largest context window your keys offer is {window}.',
-    remedy: 'Send a shorter conversation, or keys of providers with larger windows; X-Freeway-Attempts names each model skipped and its limit (a free tier\'s tokens per minute can be smaller than the window).',
+    message: 'Request too large: about {tokens} tokens of input, more than any model your keys can use takes: {limits}. What would help: {help}.',
+    remedy:
+      'The message names each limit met: a model\'s context window, or a key\'s per-request figure (a free plan\'s tokens a minute, smaller than the window). Send a shorter conversation, or a key of a provider whose allowance takes the request; X-Freeway-Attempts names each model skipped and its limit.',
   },
   FREEWAY_CONTEXT_TOO_LONG: {
     status: 400,
     type: 'invalid_request_error',
     message: 'The request does not fit the context window of any model behind {target}: {reasons}',
     remedy: 'Send a shorter conversation or a smaller max_tokens, or use an alias with larger models.',
+  },
+  FREEWAY_WINDOWS_CLOSED: {
+    status: 429,
+    type: 'rate_limit_error',
+    message: 'Every key that could answer is resting for its rate-limit window, beyond this request\'s wait budget: {keys}',
+    remedy:
+      'Nothing failed: the keys\' windows are closed for now. Send the request again after `Retry-After` (the earliest key\'s), allow a longer wait (`X-Freeway-Max-Wait`, up to MAX_WAIT_MS), or send keys of more providers.',
   },
   FREEWAY_PROVIDER_FAILED: {
     status: 502,

@@ -64,6 +64,17 @@ function keylessAsked(req: Request, headers: readonly { readonly name: string }[
   return asked && headers.some(({ name }) => typeof req.headers[name] !== 'string' || req.headers[name].trim() === '');
 }
 
+/**
+ * Whether a request may call a provider without a key: a POST to a route that calls one (chat,
+ * Responses, Messages, Gemini's calls, embeddings, transcription). Listings, `/v1/providers` (its
+ * `?check=1` calls no one for anonymous access) and token counts, estimated here, call nobody.
+ */
+function mayCallProvider(req: Request): boolean {
+  if (req.method !== 'POST') return false;
+  const path = req.path;
+  return !path.endsWith('/count_tokens') && !path.endsWith(':countTokens');
+}
+
 export function anonymousAccess({ plugins, mode, perMinute, clientOf, maxClients }: AnonymousAccessOptions): RequestHandler {
   const headers = plugins.filter((plugin) => plugin.anonymous).map((plugin) => ({ name: plugin.header.toLowerCase(), header: plugin.header }));
   const limit = rateLimit({
@@ -86,11 +97,12 @@ export function anonymousAccess({ plugins, mode, perMinute, clientOf, maxClients
     if (header !== undefined) {
       if (mode === 'off') return next(freewayError('FREEWAY_ANONYMOUS_OFF', { header }));
       if (mode === 'local' && !isLocalAddress(req.ip)) return next(freewayError('FREEWAY_ANONYMOUS_NOT_LOCAL', { header }));
-      return limit(req, res, next);
+      // ANONYMOUS_PER_MINUTE counts calls that may reach a provider, not reads that call no one.
+      return mayCallProvider(req) ? limit(req, res, next) : next();
     }
     if (!keylessAsked(req, headers)) return next();
     if (mode === 'off') return next(freewayError('FREEWAY_KEYLESS_OFF', {}));
     if (mode === 'local' && !isLocalAddress(req.ip)) return next(freewayError('FREEWAY_KEYLESS_NOT_LOCAL', {}));
-    return limit(req, res, next);
+    return mayCallProvider(req) ? limit(req, res, next) : next();
   };
 }

@@ -27,6 +27,10 @@ export interface Metrics {
   listed(provider: string, outcome: 'ok' | 'failed' | 'invalid_key'): void;
   /** One model quarantined, for one key (`key`) or every key of its provider (`provider`, a 410). */
   quarantined(provider: string, scope: 'key' | 'provider'): void;
+  /** One request held for a provider's window or slot, for `ms`. */
+  waited(provider: string, ms: number): void;
+  /** The held-requests gauge reads `held` when scraped. */
+  watchHeld(held: () => number): void;
 }
 
 /** A request's route label: its route's pattern, else the table's route of its path (no route ran: the rate limit answered first, a preflight), else `unmatched`. */
@@ -39,7 +43,7 @@ function routeLabel(req: Request): string {
   return routeOfPath(query === -1 ? url : url.slice(0, query)) ?? 'unmatched';
 }
 
-const attemptLabels = new Set(['timeout', 'connection', 'bad_response', 'aborted', 'deadline', 'unsupported', 'internal', 'request', 'model_unavailable', 'context_too_long']);
+const attemptLabels = new Set(['busy', 'timeout', 'connection', 'bad_response', 'aborted', 'deadline', 'unsupported', 'internal', 'request', 'model_unavailable', 'context_too_long']);
 
 /** An attempt's status (`200`, `429`, `timeout`, `200 then bad stream`) as one of a few outcomes. */
 export function attemptOutcome(status: number | string): string {
@@ -52,6 +56,7 @@ export function attemptOutcome(status: number | string): string {
     return 'server_error';
   }
   if (status.startsWith('200 ')) return 'bad_stream';
+  if (status.startsWith('busy')) return 'busy';
   return attemptLabels.has(status) ? status : 'other';
 }
 
@@ -107,12 +112,19 @@ function createInstruments(registry: Registry) {
     labelNames: ['provider', 'scope'] as const,
     registers: [registry],
   });
+  const waits = new Histogram({
+    name: 'freeway_wait_seconds',
+    help: 'How long requests were held for a key\'s rate-limit window or concurrency slot before they were tried again, by provider.',
+    labelNames: ['provider'] as const,
+    buckets: [0.1, 0.5, 1, 2, 5, 10, 20, 40, 80, 120],
+    registers: [registry],
+  });
   const droppedConnections = new Counter({
     name: 'freeway_connections_dropped_total',
     help: 'Connections closed on arrival because MAX_CONNECTIONS connections were open.',
     registers: [registry],
   });
-  return { requests, attempts, firstToken, duration, refusals, listings, quarantines, droppedConnections };
+  return { requests, attempts, firstToken, duration, refusals, listings, quarantines, droppedConnections, waits };
 }
 
 type Instruments = ReturnType<typeof createInstruments>;
@@ -190,7 +202,7 @@ function countRequests({ requests, attempts, duration }: Instruments, open: Set<
       const locals = res.locals;
       const status = locals.cut?.status ?? (res.writableFinished ? res.statusCode : 499);
       requests.inc({ route: routeLabel(req), status: String(status) });
-      for (const attempt of locals.attempts ?? []) attempts.inc({ provider: attempt.provider, outcome: attemptOutcome(attempt.status) });
+      for (const attempt of locals.attempts ?? []) if (attempt.waitedMs === undefined) attempts.inc({ provider: attempt.provider, outcome: attemptOutcome(attempt.status) });
       const provider = res.getHeader('x-freeway-provider');
       if (typeof provider === 'string') duration.observe({ provider }, (performance.now() - started) / 1000);
     };
@@ -203,7 +215,16 @@ function countRequests({ requests, attempts, duration }: Instruments, open: Set<
 export function createMetrics(now: () => number = Date.now): Metrics {
   const registry = new Registry();
   const instruments = createInstruments(registry);
-  const { firstToken, refusals, listings, quarantines, droppedConnections } = instruments;
+  const { firstToken, refusals, listings, quarantines, droppedConnections, waits } = instruments;
+  let heldNow = (): number => 0;
+  new Gauge({
+    name: 'freeway_requests_held',
+    help: 'Requests held now for a key\'s rate-limit window or concurrency slot (at most WAIT_QUEUE_MAX per process).',
+    registers: [registry],
+    collect() {
+      this.set(heldNow());
+    },
+  });
   const middleware = countRequests(instruments, watchOpenResponses(registry));
   const see = watchKeyStates(registry, now);
 
@@ -214,6 +235,10 @@ export function createMetrics(now: () => number = Date.now): Metrics {
     connectionDropped: () => droppedConnections.inc(),
     listed: (provider, outcome) => listings.inc({ provider, outcome }),
     quarantined: (provider, scope) => quarantines.inc({ provider, scope }),
+    waited: (provider, ms) => waits.observe({ provider }, ms / 1000),
+    watchHeld(held) {
+      heldNow = held;
+    },
     watchHealth(store) {
       return {
         ...store,

@@ -6,7 +6,7 @@ import { routeOfPath } from './route-table.ts';
 
 export interface LogLocals {
   /** Every upstream attempt of the request: provider, model, the key's position when there are several, status, ms. No keys. */
-  attempts?: ReadonlyArray<{ provider: string; model: string; key?: number; status: number | string; ms?: number }>;
+  attempts?: ReadonlyArray<{ provider: string; model: string; key?: number; status: number | string; ms?: number; waitedMs?: number }>;
   /**
    * Set when a request did not end the way its status says (a stream ended by an
    * error event, a slow caller cut off, shutdown): logged at warn with the reason.
@@ -20,6 +20,8 @@ export interface LogLocals {
   note?: string;
   /** The request's id (http/request-id.ts), on its log line. */
   requestId?: string;
+  /** How long the request was held for a rate-limit window or a concurrency slot, in ms. */
+  waitedMs?: number;
 }
 
 /** Redacts a path or query string for the log: keys of known formats, the request's own keys, key-shaped tokens. */
@@ -76,12 +78,13 @@ export function requestLog(logger: Logger, redactPath: PathRedactor = redactLong
       if (logged) return;
       logged = true;
       const ms = Math.round(performance.now() - started);
-      const { attempts, cut, failure, note, requestId } = res.locals;
+      const { attempts, cut, failure, note, requestId, waitedMs } = res.locals;
       // A response that never finished did not reach the caller whole: the caller left (499).
       const status = cut?.status ?? (res.writableFinished ? res.statusCode : 499);
       const line = `${req.method} ${pathForLog(req, res, redactPath)} ${status} ${ms}ms`;
-      const fields: { reqId?: string; attempts?: LogLocals['attempts']; reason?: string; note?: string } = {};
+      const fields: { reqId?: string; attempts?: LogLocals['attempts']; reason?: string; note?: string; waitedMs?: number } = {};
       if (requestId !== undefined) fields.reqId = requestId;
+      if (waitedMs !== undefined) fields.waitedMs = waitedMs;
       if (attempts) fields.attempts = attempts;
       if (note !== undefined) fields.note = note;
       // Answers that say the providers failed (502, 503, 504) and cut responses are warnings, with their reason.

@@ -12,6 +12,8 @@ export interface AttemptLog {
   readonly status: number | string;
   /** How long the attempt took; absent for a candidate skipped without a call. */
   readonly ms?: number;
+  /** Not an attempt: how long the request was held for this provider's key (`waited 4.2s for groq`). */
+  readonly waitedMs?: number;
 }
 
 /** What a call to one upstream is handed: the signal to pass on, and where to report what it learnt. */

@@ -277,14 +277,6 @@ export function noteFailure(failures: Failures, { failure, model, position, coun
   if (failure.kind === 'unsupported') failures.unsupported += 1;
 }
 
-/** The 400 for a request estimated too large for every candidate it had (their windows and per-request limits). */
-export function requestTooLarge(input: number, models: readonly CatalogModel[]): HttpError {
-  let largest: CatalogModel | undefined;
-  for (const model of models) if (!largest || model.spec.contextWindow > largest.spec.contextWindow) largest = model;
-  const window = largest ? `${largest.spec.contextWindow} tokens (${largest.id})` : 'none';
-  return freewayError('FREEWAY_REQUEST_TOO_LARGE', { tokens: input, window });
-}
-
 /** The 400 for a request that fits the context window of no model left to try. */
 export function contextTooLong(target: string, failures: Failures): HttpError {
   const logReason = `The request does not fit the context window of any model behind ${target}: ${failures.logged.join('; ')}`;

@@ -106,6 +106,8 @@ export interface HealthView {
   /** 0: use now; 1: half-open, one probe may go; 2: skip. */
   readonly tier: 0 | 1 | 2;
   readonly quota?: QuotaSnapshot;
+  /** When a skipped key may be tried again (epoch ms), for a request that can wait for it (routing/waiting.ts). */
+  readonly until?: number;
 }
 
 const healthyView: HealthView = { state: 'healthy', consecutiveFailures: 0, retryAfter: undefined, reason: undefined, tier: 0 };
@@ -118,7 +120,7 @@ export function viewHealth(record: HealthRecord | undefined, now: number): Healt
     return consecutiveFailures === 0 && !quota ? healthyView : { ...healthyView, consecutiveFailures, reason: record.reason, quota };
   }
   const retryAfter = Math.max(1, Math.ceil((record.until - now) / 1000));
-  if (record.until > now) return { state, consecutiveFailures, retryAfter, reason: record.reason, tier: 2, quota };
+  if (record.until > now) return { state, consecutiveFailures, retryAfter, reason: record.reason, tier: 2, quota, until: record.until };
   if (state === 'down') {
     if (record.probeUntil > now) {
       return { state: 'half_open', consecutiveFailures, retryAfter: Math.ceil((record.probeUntil - now) / 1000), reason: record.reason, tier: 2, quota };

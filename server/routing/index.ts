@@ -13,6 +13,7 @@ export { CallerGone, failoverTable, type PolicyRow, type StepKind } from './fail
 export { HEALTH_TIMINGS, healthPolicy, viewHealth, type HealthView } from './health-policy.ts';
 export { createUpstreamFetch } from './http-client.ts';
 export { createLatencyTracker, type LatencyTracker } from './latency.ts';
+export { createWaitQueue, type WaitQueue } from './wait-queue.ts';
 export type { Candidate, Plan } from './plan.ts';
 export { routedModel, StreamFailed, type RoutedModel, type RoutedRequest, type RoutedStreamResult } from './routed-model.ts';
 export { createRouter, type AttemptFn, type Router, type RouterDeps, type WholeCallRequest } from './router.ts';

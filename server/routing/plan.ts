@@ -66,6 +66,23 @@ export interface Plan {
   /** Candidates left out for their health, as `provider: reason` for the 502 message. */
   readonly skipped: readonly string[];
   readonly retryAfterSeconds: number | undefined;
+  /** Keys left out only because they are resting for a rate-limit window, and until when (routing/waiting.ts). */
+  readonly resting?: readonly RestingKey[];
+  /** The same plan made afresh (health read again), for a request that waited; absent where a plan is made by hand. */
+  readonly again?: () => Promise<Plan>;
+}
+
+/** A key left out of a plan while its rate-limit window is closed. */
+export interface RestingKey {
+  readonly provider: string;
+  readonly healthId: string;
+  /** Its position in its header, from 1, and how many keys the header carried. */
+  readonly position: number;
+  readonly count: number;
+  /** When it may be tried again (epoch ms). */
+  readonly until: number;
+  /** What the provider said (redacted), when it said anything. */
+  readonly reason?: string;
 }
 
 /** Everything a plan is made from, gathered beforehand (hashes, health, live lists, latency). */
@@ -168,6 +185,7 @@ export function looksAtHealth(pinned: boolean, healthIds: ReadonlyMap<string, re
 interface Skips {
   readonly skipped: string[];
   retryAfterSeconds: number | undefined;
+  readonly resting: RestingKey[];
 }
 
 /** One provider's keys for this request; the ones skipped for their health are added to `skips`. */
@@ -187,6 +205,7 @@ function providerKeysOf(input: PlanInput, id: string, lookHealth: boolean, skips
         continue;
       }
       skips.skipped.push(`${keyName(id, k + 1, pool.length)}: ${skipReason(view.state, view.retryAfter, view.reason)}`);
+      if (view.state === 'rate_limited' && view.until !== undefined) skips.resting.push({ provider: id, healthId, position: k + 1, count: pool.length, until: view.until, reason: view.reason });
       if (view.retryAfter !== undefined) skips.retryAfterSeconds = Math.min(skips.retryAfterSeconds ?? Infinity, view.retryAfter);
       continue;
     }
@@ -355,10 +374,10 @@ export function planCandidates(input: PlanInput): Plan {
   const pinned = !('models' in entry);
   const lookHealth = looksAtHealth(pinned, input.healthIds);
   const providerKeys = new Map<string, ProviderKeys>();
-  const skips: Skips = { skipped: [], retryAfterSeconds: undefined };
+  const skips: Skips = { skipped: [], retryAfterSeconds: undefined, resting: [] };
   for (const id of input.healthIds.keys()) providerKeys.set(id, providerKeysOf(input, id, lookHealth, skips));
   const learnt = !pinned && input.view !== undefined && (input.lists !== undefined || (input.quarantined?.size ?? 0) > 0);
   const models = learnt ? learntModels(input, providerKeys, skips) : input.models;
   const candidates = preferFirst(orderCandidates(input, models, providerKeys, pinned), input.preferred);
-  return { target: entry.id, label: input.label ?? entry.id, pinned, candidates, keys: providerKeys, skipped: skips.skipped, retryAfterSeconds: skips.retryAfterSeconds };
+  return { target: entry.id, label: input.label ?? entry.id, pinned, candidates, keys: providerKeys, skipped: skips.skipped, retryAfterSeconds: skips.retryAfterSeconds, resting: skips.resting };
 }

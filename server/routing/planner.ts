@@ -111,7 +111,12 @@ export function createPlanner(deps: PlannerDeps): Planner {
     return lists;
   }
 
-  async function plan({ entry, keys, needs, client = noClient, strategy, conversation, label }: PlanRequest): Promise<Plan> {
+  async function plan(request: PlanRequest): Promise<Plan> {
+    // A request held for a window is planned again, with health as it is then.
+    return { ...(await planOnce(request)), again: () => plan(request) };
+  }
+
+  async function planOnce({ entry, keys, needs, client = noClient, strategy, conversation, label }: PlanRequest): Promise<Plan> {
     const models = candidateModels(entry, keys, needs, label);
     const pinned = !('models' in entry);
     const hashed = hashKeys(models, keys, hashKey);

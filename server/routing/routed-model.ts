@@ -30,6 +30,8 @@ export interface RoutedRequest {
   readonly maxResponseBytes: number;
   /** The request's conversation (routing/conversation.ts), whose model is kept after the answer. */
   readonly conversation?: string;
+  /** X-Freeway-Max-Wait, in ms: the longest the request may be held for a window or a slot; MAX_WAIT_MS when absent. */
+  readonly maxWaitMs?: number;
 }
 
 export interface RoutedStreamResult extends Omit<LanguageModelV4StreamResult, 'stream'> {
@@ -125,6 +127,7 @@ function routeRequest(options: LanguageModelV4CallOptions, request: RoutedReques
     // The router asks for the input estimate when it first needs it, and keeps it for the rest of the request.
     inputTokens: () => estimateInputTokens(options),
     conversation: request.conversation,
+    maxWaitMs: request.maxWaitMs,
   };
 }
 

@@ -10,11 +10,13 @@ import type { LatencyTracker } from './latency.ts';
 import { createLearning, type Learning } from '../models/learning.ts';
 import type { ModelKnowledge } from '../models/model-knowledge.ts';
 import { logAttempt, startAttempt, type Attempt, type AttemptLog, type AttemptTimings, type RunningAttempt } from './attempt.ts';
-import { CallerGone, contextTooLong, decide, exhausted, keyName, noFailures, noteFailure, outputCap, requestTooLarge, type Decision, type Failures } from './failover.ts';
+import { CallerGone, contextTooLong, decide, exhausted, keyName, noFailures, noteFailure, outputCap, type Decision, type Failures } from './failover.ts';
+import { keyFit, newSizeState, refusedForSize, requestTooLarge, type SizeState } from './size-limits.ts';
 import { canUse, poolModelId, type Candidate, type Plan, type PoolKey, type ProviderKeys } from './plan.ts';
 import { createPlanner, type PlanRequest } from './planner.ts';
 import { classifyFailure, type Failure } from './upstream-errors.ts';
 import { collect, openStream, type Collected, type OpenedStream, type UpstreamCall } from './upstream.ts';
+import { keyBusy, noRoundWaits, noteForWaiting, OutOfCandidates, queuedAhead, runRounds, takeSlot, type Busy, type Carried, type HeldSlot, type RoundWaits, type TurnState, type WaitingDeps } from './waiting.ts';
 
 /**
  * An attempt that produced its answer: a value, whose attempt keeps running (its
@@ -56,6 +58,8 @@ export interface RouteRequest {
   readonly inputTokens?: () => number;
   /** The request's conversation (routing/conversation.ts): the model that answers is kept for its next turn. */
   readonly conversation?: string;
+  /** X-Freeway-Max-Wait: the longest this request may be held for a window or a slot; MAX_WAIT_MS when absent. */
+  readonly maxWaitMs?: number;
 }
 
 /** One request for the router to carry out, with what one attempt at one candidate does. */
@@ -88,6 +92,8 @@ export interface RouterDeps {
   readonly sticky?: { readonly store: StickyStore; readonly ttlMs: number };
   /** Usage per key: each attempt, answer and failure is counted here; none with USAGE=off. */
   readonly usage?: Pick<UsageCounter, 'count'>;
+  /** Waiting for windows and concurrency slots (waiting.ts); without it, a request never waits and slots are not counted. */
+  readonly waiting?: WaitingDeps;
 }
 
 /** A call whose answer comes whole (embeddings, a transcript): `attempt` makes it with one candidate; the tokens its answer reported. */
@@ -135,6 +141,15 @@ interface RunState<T> extends RunRequest<T> {
   tooLarge: number;
   /** The input estimate, once made (`inputOf`). */
   input?: number;
+  /** Attempts made before this round (a round follows a wait). */
+  readonly triedBefore: number;
+  /** What the request met of context windows and per-request figures. */
+  readonly size: SizeState;
+  /** Keys this round found busy or rate limited, and whether a provider failed. */
+  readonly waits: RoundWaits;
+  readonly turn: TurnState;
+  /** The clock health is judged by (RouterDeps.now): resets are read on it. */
+  readonly now: () => number;
 }
 
 /** What the rest of the request does after a model: go on, stop, or go on with larger windows only. */
@@ -155,12 +170,15 @@ interface RouterContext {
   /** FIT_MARGIN. */
   readonly fitMargin: number;
   readonly sticky: RouterDeps['sticky'];
+  readonly waiting: WaitingDeps | undefined;
 }
 
 /** An attempt under way: its timers and abort, and the model and key it is made with. */
 interface StartedAttempt {
   readonly running: RunningAttempt;
   readonly candidate: Candidate;
+  /** The concurrency slot the attempt holds, given back when it ends. */
+  readonly slot?: HeldSlot;
 }
 
 /** A failed attempt, as the router met it. */
@@ -199,14 +217,14 @@ interface HandedOver<T> extends Answer<T>, StartedAttempt {
 }
 
 /** An attempt that answered: recorded a success, and handed over until `Router.end`. */
-async function succeeded<T>(ctx: RouterContext, run: RunState<T>, { running, candidate }: StartedAttempt, value: T): Promise<Answer<T>> {
+async function succeeded<T>(ctx: RouterContext, run: RunState<T>, { running, candidate, slot }: StartedAttempt, value: T): Promise<Answer<T>> {
   // What is handed over now is a stream the caller reads at its own pace: STREAM_MAX_DURATION_MS bounds it from here.
   running.handOver();
   ctx.usage?.count(candidate.healthId, candidate.model.id, ANSWER_EVENT);
   await ctx.learning.answered(candidate, running.headers());
   // The conversation keeps the model that answered (each answer refreshes it); a store that fails just forgets.
   if (run.conversation !== undefined && ctx.sticky && !run.plan.pinned) ctx.sticky.store.set(run.conversation, candidate.model.id, ctx.sticky.ttlMs).catch(() => {});
-  const handedOver: HandedOver<T> = { value, candidate, attempt: running.attempt, running, run, ended: false };
+  const handedOver: HandedOver<T> = { value, candidate, attempt: running.attempt, running, run, slot, ended: false };
   return handedOver;
 }
 
@@ -216,6 +234,7 @@ async function endAnswer(ctx: RouterContext, answer: Answer<unknown>, ending: En
   if (handedOver.ended) return undefined;
   handedOver.ended = true;
   const { running, candidate, run } = handedOver;
+  handedOver.slot?.give();
   if (ending.kind === 'failed') {
     // A failure after the answer was handed over: recorded as any other; nothing more is tried.
     return (await attemptFailed(ctx, { run, running, candidate, error: ending.error, budgetLowered: false })).failure;
@@ -226,7 +245,12 @@ async function endAnswer(ctx: RouterContext, answer: Answer<unknown>, ending: En
 }
 
 /** One attempt with one key: its answer, or what the failover policy decided about its failure. */
-async function attempt<T>(ctx: RouterContext, run: RunState<T>, candidate: Candidate, budgetLowered: boolean): Promise<Answer<T> | { failure: Failure; decision: Decision }> {
+async function attempt<T>(ctx: RouterContext, run: RunState<T>, candidate: Candidate, budgetLowered: boolean): Promise<Answer<T> | { failure: Failure; decision: Decision } | Busy> {
+  // Requests held for the key go first; a model with a concurrency limit takes one of its key's slots.
+  const ahead = queuedAhead(ctx.waiting, candidate.healthId, run.turn);
+  if (ahead) return ahead;
+  const slot = await takeSlot(ctx.waiting, candidate);
+  if (slot === 'busy') return { why: 'slot' };
   const plan = run.plan.keys.get(candidate.model.provider.id) as ProviderKeys;
   const latencyId = poolModelId(plan.poolId, candidate.model.spec.id);
   run.tried += 1;
@@ -235,8 +259,9 @@ async function attempt<T>(ctx: RouterContext, run: RunState<T>, candidate: Candi
   try {
     const value = await run.perform(candidate, running.attempt);
     run.attempts.push(logAttempt(candidate, 200, Date.now() - running.started));
-    return await succeeded(ctx, run, { running, candidate }, value);
+    return await succeeded(ctx, run, { running, candidate, slot }, value);
   } catch (error) {
+    slot?.give();
     const failed = await attemptFailed(ctx, { run, running, candidate, error, budgetLowered });
     run.attempts.push(logAttempt(candidate, failed.failure.label, Date.now() - running.started));
     return failed;
@@ -267,6 +292,7 @@ interface TooLarge {
 
 /** A candidate the request does not fit: no call, no attempt counted; named in X-Freeway-Attempts and in the failures. */
 function skipTooLarge<T>(run: RunState<T>, { model, key, input, limit }: TooLarge): void {
+  run.size.limits.push({ model, limit, kind: key ? 'request' : 'window' });
   const status = `too large (~${input} > ${limit} tokens)`;
   const provider = model.provider.id;
   run.attempts.push(key && key.count > 1 ? { provider, model: model.spec.id, key: key.position, status } : { provider, model: model.spec.id, status });
@@ -295,21 +321,28 @@ async function tryKey<T>(ctx: RouterContext, run: RunState<T>, { model, choice, 
   const base: Candidate = { model, key: choice.key, healthId: choice.healthId, tier: choice.tier, keyPosition: choice.position, keyCount: count };
   const input = inputOf(run);
   // What the key itself said (its 413, its rate-limit headers) beats the plugin's documented figure.
-  const requestLimit = ctx.learning.requestLimit(choice.healthId, model) ?? model.spec.maxRequestTokens;
-  if (input !== undefined && requestLimit !== undefined && overLimit(input, requestLimit, ctx.fitMargin)) {
-    skipTooLarge(run, { model, key: { position: choice.position, count }, input, limit: requestLimit });
+  const learned = ctx.learning.requestLimit(choice.healthId, model);
+  // A figure only the plugin states puts the candidate after those that fit (size-limits.ts).
+  const fit = keyFit(run.size, { model, learned, input, over: (tokens, limit) => overLimit(tokens, limit, ctx.fitMargin) });
+  if (fit.verdict === 'skip') {
+    skipTooLarge(run, { model, key: { position: choice.position, count }, input: input as number, limit: learned as number });
     return 'next key';
   }
+  if (fit.verdict === 'later') return 'next key';
+  const requestLimit = fit.limit;
   let cap = smaller(outputCap(model, run.budget, ctx.learning.outputLimit(model)), fittedBudget(run.budget, input, [model.spec.contextWindow, requestLimit]));
   let budgetLowered = false;
   for (;;) {
     const candidate = cap === undefined ? base : { ...base, maxOutputTokens: cap };
     const result = await attempt(ctx, run, candidate, budgetLowered);
+    if ('why' in result) return keyBusy(run, candidate, result);
     if (!('decision' in result)) return result;
     const { failure, decision } = result;
     const { step } = decision;
     const noted = { failure, model, position: choice.position, count };
     if (decision.record.health) run.doneKeys.add(choice.healthId);
+    noteForWaiting(run, candidate, failure, decision);
+    if (failure.kind === 'request_too_large') refusedForSize(run.size, model, failure.requestLimit ?? model.spec.maxRequestTokens);
     switch (step.kind) {
       case 'lower budget':
         // The model's own maximum, as its upstream stated it: not the key's fault. Tried again, once, with the same key.
@@ -376,20 +409,49 @@ async function tryModel<T>(ctx: RouterContext, run: RunState<T>, model: CatalogM
   return 'next';
 }
 
-async function runPlan<T>(ctx: RouterContext, request: Request, perform: AttemptFn<T>): Promise<Answer<T>> {
-  const started = Date.now();
+/** Tries the strongest model over a figure only its plugin states, when every other candidate is spent. */
+async function tryOverGuess<T>(ctx: RouterContext, run: RunState<T>): Promise<Answer<T> | undefined> {
+  const [strongest] = run.size.overGuess;
+  if (!strongest || run.tried >= ctx.maxAttempts || run.callerSignal.aborted) return undefined;
+  run.size.tryingOverGuess = true;
+  const result = await tryModel(ctx, run, strongest);
+  return typeof result === 'object' ? result : undefined;
+}
+
+/** Tries the plan's candidates under the failover policy; rounds after waits (waiting.ts). */
+function runPlan<T>(ctx: RouterContext, request: Request, perform: AttemptFn<T>): Promise<Answer<T>> {
+  const options = { maxAttempts: ctx.maxAttempts, requestTimeoutMs: ctx.timings.requestTimeoutMs, clock: ctx.now };
+  return runRounds(ctx.waiting, request, options, (plan, carried) => runRound(ctx, { ...request, plan, perform }, carried));
+}
+
+async function runRound<T>(ctx: RouterContext, request: RunRequest<T>, carried: Carried): Promise<Answer<T>> {
+  const { started } = carried;
   const run: RunState<T> = {
     ...request,
-    perform,
     started,
     deadline: started + ctx.timings.requestTimeoutMs,
     failures: noFailures(),
     doneKeys: new Set(),
     failedProviders: new Set(),
-    tried: 0,
+    tried: carried.tried,
+    triedBefore: carried.tried,
     tooLarge: 0,
+    size: newSizeState(),
+    input: carried.input,
+    waits: noRoundWaits(),
+    turn: carried.turn,
+    now: ctx.now,
   };
-  const { plan } = request;
+  try {
+    return await runCandidates(ctx, run);
+  } finally {
+    carried.tried = run.tried;
+    carried.input = run.input;
+  }
+}
+
+async function runCandidates<T>(ctx: RouterContext, run: RunState<T>): Promise<Answer<T>> {
+  const { plan } = run;
   let remaining = plan.candidates;
   let next = 0;
   while (run.tried < ctx.maxAttempts) {
@@ -405,10 +467,13 @@ async function runPlan<T>(ctx: RouterContext, request: Request, perform: Attempt
       if (remaining.length === 0) throw contextTooLong(plan.label, run.failures);
     }
   }
-  // Every candidate was skipped for its size, none for its health: the request is the problem.
-  if (run.tried === 0 && run.tooLarge > 0 && plan.skipped.length === 0) throw requestTooLarge(inputOf(run) ?? 0, plan.candidates.map((candidate) => candidate.model));
+  const overGuess = await tryOverGuess(ctx, run);
+  if (overGuess) return overGuess;
+  // Every candidate was skipped, or refused, for its size, none for its health: the request is the problem.
+  const sizeOnly = run.tried - run.triedBefore === run.size.refused && run.tooLarge + run.size.refused > 0;
+  if (sizeOnly && plan.skipped.length === 0) throw requestTooLarge(inputOf(run) ?? 0, run.size.limits, plan.candidates.map((candidate) => candidate.model));
   const summary = { target: plan.label, pinned: plan.pinned, provider: plan.candidates[0]?.model.provider.id, skipped: plan.skipped, retryAfterSeconds: plan.retryAfterSeconds };
-  throw exhausted(summary, run.failures, run.tried);
+  throw new OutOfCandidates(exhausted(summary, run.failures, run.tried), run.waits);
 }
 
 export function createRouter(deps: RouterDeps): Router {
@@ -433,6 +498,7 @@ export function createRouter(deps: RouterDeps): Router {
     fitMargin: config.routing.fitMargin ?? DEFAULT_FIT_MARGIN,
     sticky: deps.sticky,
     usage,
+    waiting: deps.waiting,
   };
   const planner = createPlanner({
     routing: config.routing.strategy,

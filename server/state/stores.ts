@@ -17,6 +17,8 @@ import { createRedisStickyStore } from './redis/sticky-store.ts';
 import { createMemoryStickyStore, withStickyFallback, type StickyStore } from './conversation-models.ts';
 import { createMemoryUsageStore, withUsageFallback, type UsageStore } from './usage-records.ts';
 import { createRedisUsageStore } from './redis/usage-store.ts';
+import { createMemorySlotStore, withSlotFallback, type SlotStore } from './slots.ts';
+import { createRedisSlotStore } from './redis/slot-store.ts';
 
 /**
  * Where Freeway keeps its six stores (provider health, the rate-limit windows,
@@ -38,6 +40,8 @@ export interface Stores {
   readonly stickyStore: StickyStore;
   /** Usage per key (./usage-records.ts); undefined with USAGE=off. */
   readonly usageStore: UsageStore | undefined;
+  /** Concurrency slots per key (./slots.ts). */
+  readonly slotStore: SlotStore;
   close(): Promise<void>;
 }
 
@@ -51,6 +55,7 @@ export interface StoreChoice {
   /** The clock of the memory stores that keep their own expiry (tests set it). */
   readonly now?: () => number;
   readonly usageStore?: UsageStore;
+  readonly slotStore?: SlotStore;
 }
 
 /** The stores `config` asks for, their health records kept by `policy` (routing/health-policy.ts). */
@@ -80,9 +85,12 @@ export function createStores(config: Config, logger: Logger, policy: HealthPolic
   const usageStore = !config.usage.mode
     ? undefined
     : (given.usageStore ?? (redis ? withUsageFallback(createRedisUsageStore(redis, config.usage.maxRecords), memoryUsage(), warn, 'Redis') : memoryUsage()));
+  const memorySlots = (): SlotStore => createMemorySlotStore(config.state.healthMaxRecords, given.now);
+  const slotStore = given.slotStore ?? (redis ? withSlotFallback(createRedisSlotStore(redis), memorySlots(), warn, 'Redis') : memorySlots());
   return {
     healthStore,
     rateLimitStore,
+    slotStore,
     keyCheckStore,
     knowledgeStore,
     stickyStore,
@@ -95,6 +103,7 @@ export function createStores(config: Config, logger: Logger, policy: HealthPolic
       await knowledgeStore.close();
       await stickyStore.close();
       await usageStore?.close();
+      await slotStore.close();
       if (redis) await closeRedis(redis);
     },
   };

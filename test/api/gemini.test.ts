@@ -183,12 +183,18 @@ describe('Gemini API: routes, streams, errors and keys', function () {
       await expectGoogleError(await fetch(`${freeway.url}/v1beta/files`), 404, 'NOT_FOUND', "Unknown route: GET /v1beta/files. Freeway serves Gemini's API at POST /v1beta/models/{model}:<method> and GET /v1beta/models; docs/gemini.md describes it.");
     });
 
-    it('502 UNAVAILABLE, with RetryInfo from Retry-After, when every provider failed', async function () {
+    it('502 UNAVAILABLE when every provider failed', async function () {
+      suite.upstream.handle((_req, res) => openAIError(res, 500, 'Internal error'));
+      const res = await postJson(freeway, '/v1beta/models/groq/openai/gpt-oss-120b:generateContent', hi, { [headerFor('groq')]: freshKey('groq') });
+      await expectGoogleError(res, 502, 'UNAVAILABLE', /^Provider failed: groq: 500 Internal error$/);
+    });
+
+    it('429 RESOURCE_EXHAUSTED, with RetryInfo from Retry-After, when every key only rests', async function () {
       suite.upstream.handle((_req, res) => openAIError(res, 429, 'Rate limit reached', { 'retry-after': '7' }));
       const res = await postJson(freeway, '/v1beta/models/groq/openai/gpt-oss-120b:generateContent', hi, { [headerFor('groq')]: freshKey('groq') });
       expect(res.headers.get('retry-after')).to.match(/^\d+$/);
       const seconds = Number(res.headers.get('retry-after'));
-      await expectGoogleError(res, 502, 'UNAVAILABLE', /^Provider failed: groq: 429 /, [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: `${seconds}s` }]);
+      await expectGoogleError(res, 429, 'RESOURCE_EXHAUSTED', /groq: usable again in 7s \(429 Rate limit reached\)$/, [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: `${seconds}s` }]);
     });
 
     it("the routes OpenAI's and Anthropic's clients use keep their own shapes", async function () {

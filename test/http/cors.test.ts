@@ -125,6 +125,8 @@ describe('CORS', () => {
         expect(exposed, header).to.include(header);
         if (header.startsWith('x-freeway')) expect(response.headers.get(header), header).to.be.a('string').and.not.equal('');
       }
+      // Sent only by an answer that waited for a window, and readable by a browser then.
+      expect(exposed).to.include('x-freeway-waited');
     });
 
     it('error responses carry CORS headers, so a browser can read them', async () => {

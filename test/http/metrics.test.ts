@@ -91,6 +91,8 @@ describe('GET /metrics (Prometheus text format)', () => {
       freeway_provider_keys: 'gauge',
       freeway_model_listings_total: 'counter',
       freeway_models_quarantined_total: 'counter',
+      freeway_requests_held: 'gauge',
+      freeway_wait_seconds: 'histogram',
     });
   });
 
@@ -125,7 +127,7 @@ describe('GET /metrics (Prometheus text format)', () => {
   it('shows keys by health state as they change: a rate-limited key moves from healthy to rate_limited', async () => {
     upstream.handle((_req, res) => openAIError(res, 429, 'Rate limit reached', { 'retry-after': '30' }));
     const key = { 'X-Groq-Key': 'gsk_MetricsStateKey0123456789abcdefABCD' };
-    expect((await postChat(freeway.url, hello('groq/llama-3.3-70b-versatile'), key)).status).to.equal(502);
+    expect((await postChat(freeway.url, hello('groq/llama-3.3-70b-versatile'), key)).status).to.equal(429);
     const { exposition } = await scrape(freeway.url);
     expect(valueOf(exposition, 'freeway_provider_keys', { provider: 'groq', state: 'rate_limited' })).to.equal(1);
     expect(valueOf(exposition, 'freeway_upstream_attempts_total', { provider: 'groq', outcome: 'rate_limited' })).to.be.at.least(1);

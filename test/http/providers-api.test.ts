@@ -451,9 +451,9 @@ describe('a key that answered is healthy, quota headers or not', function () {
     const key = keyFor('groq', 'busy');
     upstream.handle((_req, res) => openAIError(res, 429, 'Rate limit reached for requests', { 'retry-after': '30' }));
     const limited = await postChat(freeway.url, hello(model), { 'X-Groq-Key': key });
-    expect(limited.status).to.equal(502);
-    expect(limited.json.error.type).to.equal('freeway_provider_error');
-    expect(limited.json.error.message).to.match(/^Provider failed: groq: 429 Rate limit reached for requests/);
+    expect(limited.status).to.equal(429);
+    expect(limited.json.error.type).to.equal('rate_limit_error');
+    expect(limited.json.error.message).to.match(/groq: usable again in 30s \(429 Rate limit reached for requests\)$/);
     expect(await stateOf(key)).to.include({ state: 'rate_limited', retryAfter: 30 });
     clock += 31_000;
     upstream.handle((req, res) => openAIText(res, 'Hello again', req));

@@ -13,6 +13,7 @@ import { closeRedis, connectRedis } from '../../server/state/redis/client.ts';
 import { createRedisHealthStore } from '../../server/state/redis/health-store.ts';
 import { createRedisRateLimitStore } from '../../server/state/redis/rate-limit-store.ts';
 import { createRedisUsageStore } from '../../server/state/redis/usage-store.ts';
+import { createRedisSlotStore } from '../../server/state/redis/slot-store.ts';
 import { createMemoryUsageStore, dayExpiry, type UsageRecord } from '../../server/state/usage-records.ts';
 import { failOpen, withHealthFallback } from '../../server/state/stores.ts';
 import { createThrottledWarn } from '../../server/state/warn-every.ts';
@@ -263,6 +264,24 @@ describe('Redis stores (against a real redis-server)', function () {
       await Promise.all(Array.from({ length: 6 }, (_, i) => (i % 2 ? one : two).record('groq:race', failure, 3_000_000 + i)));
       const [record] = await one.get(['groq:race']);
       expect(record).to.include({ state: 'down', consecutiveFailures: 6 });
+    });
+  });
+
+  describe('concurrency slots', () => {
+    it('two instances share a key\'s slots: of 20 simultaneous takes exactly the limit pass; a lease given back or expired frees its slot', async () => {
+      const [one, two] = [createRedisSlotStore(client), createRedisSlotStore(other)];
+      const taken = await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 === 0 ? one : two).take('zai:k', 2, 30_000)));
+      const leases = taken.filter((lease): lease is string => lease !== undefined);
+      expect(leases).to.have.length(2);
+      expect(await peek.zcard('freeway:slots:zai:k')).to.equal(2);
+      await two.give('zai:k', leases[0] as string);
+      expect(await one.take('zai:k', 2, 30_000)).to.be.a('string');
+      expect(await one.take('zai:k', 2, 30_000)).to.equal(undefined);
+      // A lease nobody renews (its instance crashed) expires, and its slot is free again.
+      const short = await one.take('zai:short', 1, 200);
+      expect(short).to.be.a('string');
+      expect(await two.take('zai:short', 1, 200)).to.equal(undefined);
+      await eventually('the lease to expire', async () => (await two.take('zai:short', 1, 200)) !== undefined);
     });
   });
 
@@ -667,7 +686,7 @@ describe('Freeway when Redis goes away and comes back', function () {
     // Health falls back to each instance's memory.
     upstream.handle(faults.rateLimited(20));
     const limited = await postChat(a.url, hello('free:auto'), { ...keyHeaders('groq'), ...freshIp() });
-    expect(limited.status).to.equal(502);
+    expect(limited.status).to.equal(429);
     expect((await getHealth(a.url, keyHeaders('groq'))).providers.groq).to.include({ state: 'rate_limited' });
 
     // Redis back on the same port, empty: both reconnect and share one window again.

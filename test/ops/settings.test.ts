@@ -53,7 +53,7 @@ describe('settings: one table makes the Config, --help and docs/configuration.md
     const config = loadConfig({ BODY_LIMIT: '1mb', MODEL_MAP: 'gpt-4o=free:auto' }, await providerPlugins());
     expect(config.limits.body).to.deep.equal({ bytes: 1024 ** 2, text: '1mb' });
     expect(config.timeouts.requestMs).to.equal(120_000);
-    expect(config.routing).to.deep.equal({ strategy: 'quality', qualityBand: 3, exploreShare: 0.05, maxAttempts: 5, fitMargin: 0.2, learnedLimitMs: 86_400_000 });
+    expect(config.routing).to.deep.equal({ strategy: 'quality', qualityBand: 3, exploreShare: 0.05, maxAttempts: 5, fitMargin: 0.2, learnedLimitMs: 86_400_000, maxWaitMs: 20_000, waitQueueMax: 256 });
     for (const part of [config, config.limits, config.limits.body, config.timeouts, config.rateLimit, config.state, config.models, config.api, config.api.modelMap, config.metrics]) {
       expect(Object.isFrozen(part)).to.equal(true);
     }

@@ -124,11 +124,27 @@ describe('calls without a key', function () {
     expect((await postChat(url, hello('free:auto'), { ...keyHeaders(closed.id), ...from('10.0.0.5') })).status).to.equal(200);
   });
 
+  it('ANONYMOUS_PER_MINUTE counts only calls that may reach a provider: listings, /v1/providers and its check, and token counts spend none', async () => {
+    const { url } = await start({ ANONYMOUS_PER_MINUTE: '2' });
+    const caller = { ...anonymous(), ...from('10.0.0.9') };
+    for (let i = 0; i < 5; i++) {
+      expect((await fetch(`${url}/v1/models`, { headers: caller })).status).to.equal(200);
+      expect((await fetch(`${url}/v1/providers`, { headers: caller })).status).to.equal(200);
+      expect((await fetch(`${url}/v1/providers?check=1`, { headers: caller })).status).to.equal(200);
+      const counted = await fetch(`${url}/v1/messages/count_tokens`, { method: 'POST', headers: { 'content-type': 'application/json', ...caller }, body: JSON.stringify({ model: 'free:auto', messages: [{ role: 'user', content: 'hi' }] }) });
+      expect(counted.status).to.equal(200);
+    }
+    // The two chats of the minute are all still there; the third is refused.
+    for (let i = 0; i < 2; i++) expect((await postChat(url, hello('free:auto'), caller)).status).to.equal(200);
+    await expectError(await send(url, hello('free:auto'), caller), 429, 'rate_limit_error');
+  });
+
   it('has one health record for the instance, shown in /health and /v1/providers (limits, privacy, no call for ?check=1) and /v1/models', async () => {
     const { url } = await start();
     upstream.handle((_req, res) => openAIError(res, 429, 'Too many requests from your address (anonymous)'));
     const limited = await postChat(url, hello(`${open.id}/${model.id}`), anonymous());
-    expect(limited.status).to.equal(502);
+    // Nothing failed, the address only rests, beyond the wait budget: a 429.
+    expect(limited.status).to.equal(429);
     // The marker is no key: it stays in the message.
     expect(limited.json.error.message).to.include('(anonymous)');
     const health = await getHealth(url, anonymous());

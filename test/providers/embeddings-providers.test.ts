@@ -215,10 +215,11 @@ describe('embeddings and transcriptions: each provider against its real base URL
       headers: { 'content-type': 'application/json', ...keyHeaders('cloudflare') },
       body: JSON.stringify({ model: 'cloudflare/@cf/baai/bge-small-en-v1.5', input: 'x' }),
     });
-    expect(res.status).to.equal(502);
+    // Nothing failed: the key rests until midnight, beyond any wait budget.
+    expect(res.status).to.equal(429);
     const body = (await res.json()) as { error: { type: string; message: string } };
-    expect(body.error.type).to.equal('freeway_provider_error');
-    expect(body.error.message).to.include('cloudflare: 429');
+    expect(body.error.type).to.equal('rate_limit_error');
+    expect(body.error.message).to.match(/cloudflare: usable again in \d+s \(429 /);
     expect(Number(res.headers.get('retry-after'))).to.be.greaterThan(0);
   });
 

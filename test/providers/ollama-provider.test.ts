@@ -72,9 +72,9 @@ describe('Ollama Cloud through Freeway', () => {
     await start(end - 60_000);
     upstream.handle(row(SESSION));
     const res = await postChat(freeway.url, hello(`ollama/${FIRST}`), keyHeaders('ollama'));
-    expect(res.status, res.text).to.equal(502);
+    expect(res.status, res.text).to.equal(429);
     expect(res.headers.get('retry-after')).to.equal('60');
-    expect(res.json.error.message).to.match(/^Provider failed: ollama: 429 you \(atoomic\) have reached your session usage limit/);
+    expect(res.json.error.message).to.match(/ollama: usable again in 60s \(429 you \(atoomic\) have reached your session usage limit/);
     expect((await getHealth(freeway.url, keyHeaders('ollama'))).providers.ollama).to.deep.equal({ state: 'rate_limited', consecutiveFailures: 1, retryAfter: 60 });
 
     // The window is over: the key is called again.
@@ -90,7 +90,7 @@ describe('Ollama Cloud through Freeway', () => {
     await start(Date.UTC(2026, 10, 29, 23, 0, 0));
     upstream.handle(row(WEEKLY));
     const res = await postChat(freeway.url, hello(`ollama/${FIRST}`), keyHeaders('ollama'));
-    expect(res.status, res.text).to.equal(502);
+    expect(res.status, res.text).to.equal(429);
     expect(res.headers.get('retry-after')).to.equal('3600');
     expect((await getHealth(freeway.url, keyHeaders('ollama'))).providers.ollama).to.deep.equal({ state: 'rate_limited', consecutiveFailures: 1, retryAfter: 3600 });
   });

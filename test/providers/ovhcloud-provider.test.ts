@@ -54,14 +54,14 @@ describe('ovhcloud: what AI Endpoints answers, as a Freeway user sees it', () =>
     const freeway = await startFreeway({ env: { OVHCLOUD_BASE_URL: upstream.url }, now: () => now });
     running.push(freeway);
 
-    await expectError(await chat(freeway, 'free:auto'), 502, 'freeway_all_providers_failed', 'All providers failed: ovhcloud: 429 Too Many Requests');
+    await expectError(await chat(freeway, 'free:auto'), 429, 'rate_limit_error', "Every key that could answer is resting for its rate-limit window, beyond this request's wait budget: ovhcloud: usable again in 60s (429 Too Many Requests)");
     expect(upstream.requests).to.have.length(1);
     expect(await health(freeway)).to.deep.include({ state: 'rate_limited', consecutiveFailures: 1, retryAfter: 60 });
 
     // Within the minute the key is not sent again.
     upstream.requests.length = 0;
     now += 30_000;
-    const skipped = await expectError(await chat(freeway, 'free:auto'), 502, 'freeway_all_providers_failed', 'All providers failed: ovhcloud: rate limited, retry after 30s (429 Too Many Requests)');
+    const skipped = await expectError(await chat(freeway, 'free:auto'), 429, 'rate_limit_error', "Every key that could answer is resting for its rate-limit window, beyond this request's wait budget: ovhcloud: usable again in 30s (429 Too Many Requests)");
     expect(skipped.headers.get('retry-after')).to.equal('30');
     expect(upstream.requests).to.deep.equal([]);
 

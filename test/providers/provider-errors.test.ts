@@ -129,10 +129,21 @@ describe('provider error tables: each documented error answer through Freeway', 
           expect(upstream.requests, 'upstream calls').to.have.length(1);
           expect(res.json?.error?.code, res.text).to.equal(res.status);
           // hello() asks for no output budget: there is nothing to lower, so a pinned model's refusal is the caller's 400.
-          if (row.kind === 'request' || row.kind === 'context_too_long' || row.kind === 'output_budget' || row.kind === 'request_too_large') {
+          if (row.kind === 'request_too_large') {
+            // The key's own figure, from its 413: the 400 names it.
+            expect(res.status, res.text).to.equal(400);
+            expect(res.json.error.type).to.equal('invalid_request_error');
+            expect(res.json.error.message).to.match(new RegExp(`^Request too large: about \\d+ tokens of input, more than any model your keys can use takes: ${model.replace(/[/.]/g, '\\$&')} takes ${(row.requestLimit ?? 0).toLocaleString('en-US')} tokens a request on this key`));
+          } else if (row.kind === 'request' || row.kind === 'context_too_long' || row.kind === 'output_budget') {
             expect(res.status, res.text).to.equal(400);
             expect(res.json.error.type).to.equal('invalid_request_error');
             expect(res.json.error.message).to.match(new RegExp(`^${plugin.id} rejected the request: ${row.status} `));
+          } else if (row.kind === 'rate_limited') {
+            // Nothing failed, the key only rests (beyond the wait budget): a 429 naming when it is usable again.
+            expect(res.status, res.text).to.equal(429);
+            expect(res.json.error.type).to.equal('rate_limit_error');
+            expect(res.json.error.message).to.match(new RegExp(`^Every key that could answer is resting for its rate-limit window, beyond this request's wait budget: ${plugin.id}: usable again in ${row.retryAfter}s \\(${row.status} `));
+            expect(res.headers.get('retry-after')).to.equal(String(row.retryAfter));
           } else {
             expect(res.status, res.text).to.equal(502);
             expect(res.json.error.type).to.equal('freeway_provider_error');
@@ -144,9 +155,6 @@ describe('provider error tables: each documented error answer through Freeway', 
                 : new RegExp(`^Provider failed: ${plugin.id}: ${row.status} `),
             );
             if (refused) expect(res.headers.get('retry-after'), 'waiting does not mend a refused key').to.equal(null);
-            // A 502 names the wait only when the provider named one.
-            const named = failure.retryAfterMs === undefined ? null : String(Math.max(1, Math.ceil(failure.retryAfterMs / 1000)));
-            if (row.kind === 'rate_limited') expect(res.headers.get('retry-after')).to.equal(named);
           }
           const sentKey = keys()[headerFor(plugin.id)] as string;
           for (const secret of sentKey.split(':')) expect(res.text, 'the key never comes back').to.not.include(secret);
@@ -157,11 +165,13 @@ describe('provider error tables: each documented error answer through Freeway', 
           if (keyLevel.has(row.kind)) {
             // The next request leaves the key alone until its time is up.
             const next = await postChat(freeway.url, hello('free:auto'), keys());
-            expect(next.status, next.text).to.equal(502);
-            expect(next.json.error.type).to.equal('freeway_all_providers_failed');
             if (row.kind === 'rate_limited') {
-              expect(next.json.error.message).to.include(`${plugin.id}: rate limited, retry after ${row.retryAfter}s`);
+              expect(next.status, next.text).to.equal(429);
+              expect(next.json.error.type).to.equal('rate_limit_error');
+              expect(next.json.error.message).to.include(`${plugin.id}: usable again in ${row.retryAfter}s`);
             } else {
+              expect(next.status, next.text).to.equal(502);
+              expect(next.json.error.type).to.equal('freeway_all_providers_failed');
               // A key refused earlier (invalid, or without credit): fix it, rather than wait for the end of its cooldown.
               const refusal = row.kind === 'no_credit' ? `earlier: it has no credit left \\(${row.status} .*\\): add credit or fix` : `earlier \\(${row.status} .*\\): fix`;
               expect(next.json.error.message).to.match(new RegExp(`${plugin.id}: the provider refused the key ${refusal} ${plugin.header}$`));

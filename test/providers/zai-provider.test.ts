@@ -71,13 +71,13 @@ describe('Z.AI through Freeway', () => {
     expect((await getHealth(freeway.url, keyHeaders('zai'))).providers.zai).to.deep.equal({ state: 'healthy', consecutiveFailures: 0 });
   });
 
-  it('a 1302 on a pinned model: a 502 that names the 5 s wait and the provider\'s words', async () => {
+  it('a 1302 on a pinned model, with waiting off: a 429 that names the 5 s wait and the provider\'s words', async () => {
     upstream.handle(row(CONCURRENCY));
     const res = await postChat(freeway.url, hello(`zai/${FLASH}`), keyHeaders('zai'));
-    expect(res.status, res.text).to.equal(502);
+    expect(res.status, res.text).to.equal(429);
     expect(res.headers.get('retry-after')).to.equal('5');
-    expect(res.json.error.type).to.equal('freeway_provider_error');
-    expect(res.json.error.message).to.match(/^Provider failed: zai: 429 High concurrency usage of this API/);
+    expect(res.json.error.type).to.equal('rate_limit_error');
+    expect(res.json.error.message).to.match(/zai: usable again in 5s \(429 High concurrency usage of this API/);
   });
 
   it('a 1113 (no balance) is about the model: the same key answers on the other free model, and stays healthy', async () => {

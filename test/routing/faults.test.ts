@@ -79,7 +79,8 @@ describe('faults injected by a real upstream', () => {
 
   describe('every fault on a pinned model ends in a well-formed error', () => {
     const cases: Array<[string, UpstreamHandler, RegExp]> = [
-      ['429', faults.rateLimited(5), /^Provider failed: groq: 429 Rate limit reached for requests$/],
+      // Nothing failed: the key rests, beyond the wait budget (MAX_WAIT_MS=0 here), so a 429 naming when it is usable.
+      ['429', faults.rateLimited(5), /^Every key that could answer is resting for its rate-limit window, beyond this request's wait budget: groq: usable again in 5s \(429 Rate limit reached for requests\)$/],
       ['500', faults.serverError(500), /^Provider failed: groq: 500 Internal error, please retry$/],
       ['a hang before headers', faults.hangBeforeHeaders(), /^Provider failed: groq: timeout$/],
       ['malformed JSON', faults.malformedJSON(), /^Provider failed: groq: 200 then bad stream: /],
@@ -92,9 +93,10 @@ describe('faults injected by a real upstream', () => {
       it(name, async () => {
         groq.handle(fault);
         const res = await postChat(freeway.url, hello('groq/llama-3.3-70b-versatile'), keys);
-        expect(res.status).to.equal(502);
-        expect(res.json.error.type).to.equal('freeway_provider_error');
-        expect(res.json.error.code).to.equal(502);
+        const status = name === '429' ? 429 : 502;
+        expect(res.status).to.equal(status);
+        expect(res.json.error.type).to.equal(name === '429' ? 'rate_limit_error' : 'freeway_provider_error');
+        expect(res.json.error.code).to.equal(status);
         expect(res.json.error.message).to.match(message);
         expect(res.json.error.message.length).to.be.below(400);
         expect(cerebras.requests).to.have.length(0);
@@ -224,14 +226,15 @@ describe('faults injected by a real upstream', () => {
       expect(res.json.choices[0].message.content).to.equal('new key works');
     });
 
-    it('every skipped key is named in the 502 with its wait, and Retry-After is the shortest', async () => {
+    it('every resting key is named in the 429 with when it is usable again, and Retry-After is the shortest', async () => {
       groq.handle(faults.rateLimited(40));
       cerebras.handle(faults.rateLimited(20));
       await postChat(freeway.url, hello('free:auto'), keys);
       const res = await postChat(freeway.url, hello('free:auto'), keys);
-      expect(res.status).to.equal(502);
+      expect(res.status).to.equal(429);
+      expect(res.json.error.type).to.equal('rate_limit_error');
       expect(res.json.error.message).to.equal(
-        'All providers failed: groq: rate limited, retry after 40s (429 Rate limit reached for requests); cerebras: rate limited, retry after 20s (429 Rate limit reached for requests)',
+        "Every key that could answer is resting for its rate-limit window, beyond this request's wait budget: groq: usable again in 40s (429 Rate limit reached for requests); cerebras: usable again in 20s (429 Rate limit reached for requests)",
       );
       expect(res.headers.get('retry-after')).to.equal('20');
     });

@@ -9,9 +9,11 @@ import { keyHeaders } from '../support/keys.ts';
 import { json, openAIText, startUpstream, type FakeUpstream, type SeenRequest } from '../support/upstream.ts';
 
 /**
- * Fit before sending: a request estimated larger than a model's context window, or than a key's
- * per-request token limit for it (a free tier's tokens per minute), by more than FIT_MARGIN never
- * reaches that model; it costs no call and no attempt, and X-Freeway-Attempts says why.
+ * Fit before sending: a request estimated larger than a model's context window, or than a key's own
+ * per-request token limit for it (its 413, or its rate-limit headers), by more than FIT_MARGIN never
+ * reaches that model; it costs no call and no attempt, and X-Freeway-Attempts says why. A figure
+ * only the plugin states (a free plan's tokens per minute) orders the model after those the
+ * request fits, and never refuses it: a paid plan's key takes more.
  */
 
 /** A user message of about `tokens` tokens by Freeway's estimate (4 characters a token). */
@@ -57,15 +59,28 @@ describe('fit before sending', () => {
     expect(objects.find((object) => object.id === 'free:auto')?.max_request_tokens).to.equal(null);
   });
 
-  it("a prompt over a model's per-request limit never reaches it: skipped without a call, named in X-Freeway-Attempts", async () => {
+  it("a prompt over a free plan's per-request figure goes to the candidates it fits first: the model over it is not called", async () => {
     const server = await start({ ROUTING: 'priority' });
     const res = await postChat(server.url, { model: 'free:auto', ...prompt(41_000) }, keyHeaders('groq', 'nvidia'));
     expect(res.status, res.text).to.equal(200);
     expect(groq.requests, 'groq calls').to.have.length(0);
-    const skipped = limited(server).map((model) => `${model.id} too large (~41000 > ${model.spec.maxRequestTokens} tokens)`);
-    expect(attempts(res).slice(0, skipped.length)).to.deep.equal(skipped);
-    expect(attempts(res)[skipped.length]).to.match(/^nvidia\/\S+ 200 \d+ms$/);
+    expect(attempts(res)[0]).to.match(/^nvidia\/\S+ 200 \d+ms$/);
     expect(nvidia.requests).to.have.length(1);
+  });
+
+  it("a key on a paid plan answers a prompt over the free plan's figure on its first turn and the next", async () => {
+    const server = await start();
+    const [model] = limited(server) as [CatalogModel];
+    // Every answer of a Developer-plan key states its own figure (https://console.groq.com/docs/rate-limits).
+    groq.handle((req, res) => openAIText(res, 'a paid key answers', req, { 'x-ratelimit-limit-tokens': '250000', 'x-ratelimit-remaining-tokens': '200000' }));
+    const keys = keyHeaders('groq');
+    for (const text of ['a', 'b']) {
+      const res = await postChat(server.url, { model: 'free:auto', ...prompt(18_000, text) }, keys);
+      expect(res.status, res.text).to.equal(200);
+      expect(attempts(res)).to.have.length(1);
+      expect(attempts(res)[0]).to.match(new RegExp(`^${model.id.replace(/[/.]/g, '\\$&')} 200 \\d+ms$`));
+    }
+    expect(groq.requests).to.have.length(2);
   });
 
   it('a prompt within FIT_MARGIN of the limit is sent: the estimate never blocks a request that would have fit', async () => {
@@ -75,12 +90,14 @@ describe('fit before sending', () => {
     const res = await postChat(server.url, { model: model.id, ...prompt(tokens) }, keyHeaders('groq'));
     expect(res.status, res.text).to.equal(200);
     expect(groq.requests).to.have.length(1);
-    // With FIT_MARGIN=0 the same prompt is skipped.
+    // With FIT_MARGIN=0 the same prompt is skipped, once the key has stated its figure.
     await server.close();
     const strict = await start({ ROUTING: 'priority', FIT_MARGIN: '0' });
+    groq.handle((req, res) => openAIText(res, 'stated', req, { 'x-ratelimit-limit-tokens': String(model.spec.maxRequestTokens) }));
+    expect((await postChat(strict.url, { model: model.id, ...prompt(10) }, keyHeaders('groq'))).status).to.equal(200);
     const refused = await postChat(strict.url, { model: model.id, ...prompt(tokens) }, keyHeaders('groq'));
     expect(refused.status).to.equal(400);
-    expect(groq.requests).to.have.length(1);
+    expect(groq.requests).to.have.length(2);
   });
 
   it("a prompt larger than a model's context window is skipped for the models with a larger one", async () => {
@@ -99,36 +116,46 @@ describe('fit before sending', () => {
     expect(attempts(res).some((attempt) => attempt.endsWith(`too large (~${tokens} > ${window} tokens)`))).to.equal(true);
   });
 
-  it('a prompt that fits nothing the keys offer is a 400 that says so, and no call is made', async () => {
+  it("on a free plan's key a prompt over every candidate's figure costs one call, to the strongest, and its 400 names the limit; later ones cost none", async () => {
     const server = await start();
-    const res = await postChat(server.url, { model: 'free:auto', ...prompt(41_000) }, keyHeaders('groq'));
-    expect(res.status).to.equal(400);
+    groq.handle((_req, res) => json(res, 413, tooLarge?.body));
+    const [strongest] = limited(server) as [CatalogModel];
+    const keys = keyHeaders('groq');
+    const res = await postChat(server.url, { model: 'free:auto', ...prompt(41_000) }, keys);
+    expect(res.status, res.text).to.equal(400);
     expect(res.json.error.type).to.equal('invalid_request_error');
-    const window = Math.max(...current(server, 'groq').map((model) => model.spec.contextWindow));
-    expect(res.json.error.message).to.match(
-      new RegExp(`^Request too large: about 41000 tokens of input, more than any model your keys can use takes; the largest context window your keys offer is ${window} tokens \\(groq/[^)]+\\)\\.$`),
+    expect(res.json.error.message).to.equal(
+      `Request too large: about 41000 tokens of input, more than any model your keys can use takes: ${strongest.id} takes 8,000 tokens a request on this key: Groq's tokens-a-minute limit. What would help: a key of a provider whose allowance takes it (a paid plan's key states a larger figure), or a shorter conversation.`,
     );
-    expect(attempts(res)).to.deep.equal(limited(server).map((model) => `${model.id} too large (~41000 > ${model.spec.maxRequestTokens} tokens)`));
-    expect(groq.requests).to.have.length(0);
+    expect(groq.requests.map((req) => req.body?.model)).to.deep.equal([strongest.spec.id]);
+    expect((await getHealth(server.url, keys)).providers.groq).to.deep.equal({ state: 'healthy', consecutiveFailures: 0 });
+    // The key has stated its figure: the same prompt is refused without a call.
+    const again = await postChat(server.url, { model: strongest.id, ...prompt(41_000, 'b') }, keys);
+    expect(again.status).to.equal(400);
+    expect(again.json.error.message).to.match(new RegExp(`^Request too large: about 41000 tokens of input, more than any model your keys can use takes: ${strongest.id.replace(/[/.]/g, '\\$&')} takes 8,000 tokens a request on this key`));
+    expect(attempts(again)).to.deep.equal([`${strongest.id} too large (~41000 > 8000 tokens)`]);
+    expect(groq.requests).to.have.length(1);
   });
 
-  it('a pinned model the prompt cannot fit is the same 400', async () => {
+  it("a prompt larger than every context window is refused without a call, and the 400 names the windows", async () => {
     const server = await start();
-    const [model] = limited(server) as [CatalogModel];
-    const res = await postChat(server.url, { model: model.id, ...prompt(41_000) }, keyHeaders('groq'));
+    const res = await postChat(server.url, { model: 'free:auto', ...prompt(200_000) }, keyHeaders('groq'));
     expect(res.status).to.equal(400);
-    expect(res.json.error.message).to.match(/^Request too large: about 41000 tokens of input/);
+    expect(res.json.error.message).to.match(/^Request too large: about 200000 tokens of input, more than any model your keys can use takes: groq\/\S+ has a context window of 131,072 tokens/);
+    expect(res.json.error.message).to.match(/What would help: a shorter conversation, or keys of providers with larger windows \(the largest your keys offer: 131,072 tokens, groq\/\S+\)\.$/);
     expect(groq.requests).to.have.length(0);
   });
 
-  it('when the other candidates failed, the 502 names the skipped ones too', async () => {
+  it('when the candidates the prompt fits failed, the strongest over its figure is tried, and the 502 names both', async () => {
     const server = await start({ ROUTING: 'priority' });
     nvidia.handle((_req, res) => json(res, 503, { error: { message: 'Service unavailable' } }));
+    groq.handle((_req, res) => json(res, 413, tooLarge?.body));
     const res = await postChat(server.url, { model: 'free:auto', ...prompt(41_000) }, keyHeaders('groq', 'nvidia'));
     expect(res.status).to.equal(502);
     expect(res.json.error.type).to.equal('freeway_all_providers_failed');
     expect(res.json.error.message).to.include('nvidia: 503');
-    for (const model of limited(server)) expect(res.json.error.message).to.include(`groq: too large (~41000 > ${model.spec.maxRequestTokens} tokens)`);
+    expect(res.json.error.message).to.include('groq: 413');
+    expect(groq.requests).to.have.length(1);
   });
 
   it('skipped candidates do not count toward MAX_ATTEMPTS', async () => {

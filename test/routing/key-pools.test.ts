@@ -181,15 +181,15 @@ describe('key pools: several keys in one header', () => {
     expect(cerebras.requests).to.have.length(0);
   });
 
-  it('every key spent: a 502 naming each key by position, with the earliest Retry-After', async () => {
+  it('every key resting: a 429 naming each key by position and when it is usable again, with the earliest Retry-After', async () => {
     groq.handle(byKey({ [first]: faults.rateLimited(40), [second]: faults.rateLimited(20) }));
     const failed = await postChat(freeway.url, hello('free:auto'), pool(first, second));
-    expect(failed.status).to.equal(502);
+    expect(failed.status).to.equal(429);
     expect(failed.headers.get('retry-after')).to.equal('20');
     const skipped = await postChat(freeway.url, hello('free:auto'), pool(first, second));
-    expect(skipped.status).to.equal(502);
+    expect(skipped.status).to.equal(429);
     expect(skipped.json.error.message).to.equal(
-      'All providers failed: groq key 1: rate limited, retry after 40s (429 Rate limit reached for requests); groq key 2: rate limited, retry after 20s (429 Rate limit reached for requests)',
+      "Every key that could answer is resting for its rate-limit window, beyond this request's wait budget: groq key 1: usable again in 40s (429 Rate limit reached for requests); groq key 2: usable again in 20s (429 Rate limit reached for requests)",
     );
     expect(skipped.headers.get('retry-after')).to.equal('20');
     expect(groq.requests).to.have.length(2);
@@ -202,13 +202,13 @@ describe('key pools: several keys in one header', () => {
     expect(res.headers.get('x-freeway-attempts')).to.match(new RegExp(`^groq\\/${G2} key 1 429 \\d+ms, groq\\/${G2} key 2 200 \\d+ms$`));
     groq.handle(faults.rateLimited(30));
     const spent = await postChat(freeway.url, hello(`groq/${GROQ_NEXT}`), pool(first, second));
-    expect(spent.status).to.equal(502);
-    expect(spent.json.error.type).to.equal('freeway_provider_error');
+    expect(spent.status).to.equal(429);
+    expect(spent.json.error.type).to.equal('rate_limit_error');
     expect(spent.json.error.message).to.equal(
-      'Provider failed: groq key 2: 429 Rate limit reached for requests; groq key 1: rate limited, retry after 30s (429 Rate limit reached for requests)',
+      "Every key that could answer is resting for its rate-limit window, beyond this request's wait budget: groq key 1: usable again in 30s (429 Rate limit reached for requests); groq key 2: usable again in 30s (429 Rate limit reached for requests)",
     );
     const none = await postChat(freeway.url, hello(`groq/${GROQ_NEXT}`), pool(first, second));
-    expect(none.status).to.equal(502);
+    expect(none.status).to.equal(429);
     expect(none.headers.get('retry-after')).to.equal('30');
     expect(groq.requests).to.have.length(3);
   });

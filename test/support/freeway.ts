@@ -30,6 +30,8 @@ export interface RunningFreeway {
   readonly readiness: Readiness;
   /** Resolves with the first log line, past or to come, whose `msg` matches; rejects after `timeoutMs`. */
   logged(msg: RegExp, timeoutMs?: number): Promise<string>;
+  /** What a stop signal does first: requests held for a window or a slot are answered. */
+  stopWaiting(): void;
   close(): Promise<void>;
 }
 
@@ -38,7 +40,8 @@ export interface StartOptions {
    * Environment as Freeway would read it; merged over test defaults. The defaults route in catalog
    * order (ROUTING=priority) and without stickiness (STICKY=off): tests of failover and health send
    * the same prompt many times, which stickiness would keep on one model. Tests of quality routing
-   * and of one model per conversation set them.
+   * and of one model per conversation set them. Nor do they wait for rate-limit windows
+   * (MAX_WAIT_MS=0): tests of failover meet 429s on purpose; tests of waiting set it.
    */
   readonly env?: Record<string, string>;
   readonly random?: () => number;
@@ -66,7 +69,7 @@ const REDIS_READY_TIMEOUT_MS = 8_000;
 /** Starts Freeway on an ephemeral 127.0.0.1 port, with its log captured in memory. */
 export async function startFreeway(options: StartOptions = {}): Promise<RunningFreeway> {
   const loaded = options.plugins ?? (await providerPlugins());
-  const config = loadConfig({ RATE_LIMIT_MAX: '100000', ROUTING: 'priority', STICKY: 'off', MODELS_LIVE: modelsLiveDefault, MODEL_QUARANTINE_MS: quarantineDefault, ...options.env }, loaded);
+  const config = loadConfig({ RATE_LIMIT_MAX: '100000', ROUTING: 'priority', STICKY: 'off', MAX_WAIT_MS: '0', MODELS_LIVE: modelsLiveDefault, MODEL_QUARANTINE_MS: quarantineDefault, ...options.env }, loaded);
   const logs: string[] = [];
   const waiters = new Set<(line: string) => void>();
   const sink = new Writable({
@@ -118,6 +121,7 @@ export async function startFreeway(options: StartOptions = {}): Promise<RunningF
     logs,
     readiness: freeway.readiness,
     logged,
+    stopWaiting: freeway.stopWaiting,
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -74,7 +74,7 @@ export function json(res: ServerResponse, status: number, body: unknown, headers
 export const usage = { prompt_tokens: 7, completion_tokens: 3, total_tokens: 10 };
 
 /** An OpenAI-compatible answer: SSE when the request asked to stream (Freeway always does), JSON otherwise. */
-export function openAIText(res: ServerResponse, text: string, request?: SeenRequest): void {
+export function openAIText(res: ServerResponse, text: string, request?: SeenRequest, headers: Record<string, string> = {}): void {
   if (request && request.body?.stream !== true) {
     json(res, 200, {
       id: 'chatcmpl-upstream',
@@ -83,7 +83,7 @@ export function openAIText(res: ServerResponse, text: string, request?: SeenRequ
       model: String(request.body?.model ?? 'm'),
       choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'stop' }],
       usage,
-    });
+    }, headers);
     return;
   }
   const words = text.split(/(?<= )/);
@@ -91,12 +91,12 @@ export function openAIText(res: ServerResponse, text: string, request?: SeenRequ
     ...words.map((word, i) => ({ choices: [{ index: 0, delta: i === 0 ? { role: 'assistant', content: word } : { content: word }, finish_reason: null }] })),
     { choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] },
     { choices: [], usage, x_groq: { usage } },
-  ]);
+  ], true, headers);
 }
 
 /** Writes OpenAI chat.completion.chunk events (id/object/model are filled in) and `[DONE]`. */
-export function openAISSE(res: ServerResponse, chunks: readonly Record<string, unknown>[], done = true): void {
-  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+export function openAISSE(res: ServerResponse, chunks: readonly Record<string, unknown>[], done = true, headers: Record<string, string> = {}): void {
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', ...headers });
   for (const chunk of chunks) {
     res.write(`data: ${JSON.stringify({ id: 'chatcmpl-upstream', object: 'chat.completion.chunk', created: 1, model: 'm', ...chunk })}\n\n`);
   }

@@ -6,6 +6,7 @@ import { createMemoryKnowledgeStore } from '../knowledge.ts';
 import { createSlidingWindowStore } from '../sliding-window-store.ts';
 import { createMemoryStickyStore } from '../conversation-models.ts';
 import { createMemoryUsageStore, type UsageRecord } from '../usage-records.ts';
+import { createMemorySlotStore } from '../slots.ts';
 
 /*
  * WORKERS > 1 without REDIS_URL: the primary holds the rate-limit windows,
@@ -34,7 +35,10 @@ export type StoreCall =
   | { readonly op: 'sticky.get'; readonly conversation: string }
   | { readonly op: 'sticky.set'; readonly conversation: string; readonly model: string; readonly ttlMs: number }
   | { readonly op: 'usage.add'; readonly records: readonly UsageRecord[]; readonly now: number }
-  | { readonly op: 'usage.get'; readonly ids: readonly string[]; readonly days: readonly string[] };
+  | { readonly op: 'usage.get'; readonly ids: readonly string[]; readonly days: readonly string[] }
+  | { readonly op: 'slots.take'; readonly id: string; readonly limit: number; readonly leaseMs: number }
+  | { readonly op: 'slots.give'; readonly id: string; readonly lease: string }
+  | { readonly op: 'slots.renew'; readonly id: string; readonly lease: string; readonly leaseMs: number };
 
 /** Rate-limit info as it crosses the channel (a Date would arrive as a string). */
 export interface WireInfo {
@@ -60,6 +64,7 @@ export function createPrimaryStores(config: Config, policy: HealthPolicy): Prima
   const knowledge = createMemoryKnowledgeStore(config.models.maxKeys, config.models.maxBytes);
   const sticky = createMemoryStickyStore(config.sticky.maxEntries);
   const usage = createMemoryUsageStore(config.usage.maxRecords);
+  const slots = createMemorySlotStore(config.state.healthMaxRecords);
 
   async function run(call: StoreCall): Promise<unknown> {
     switch (call.op) {
@@ -107,6 +112,12 @@ export function createPrimaryStores(config: Config, policy: HealthPolicy): Prima
         return usage.add(call.records, call.now);
       case 'usage.get':
         return usage.get(call.ids, call.days);
+      case 'slots.take':
+        return (await slots.take(call.id, call.limit, call.leaseMs)) ?? null;
+      case 'slots.give':
+        return slots.give(call.id, call.lease);
+      case 'slots.renew':
+        return slots.renew(call.id, call.lease, call.leaseMs);
     }
   }
 
@@ -119,6 +130,7 @@ export function createPrimaryStores(config: Config, policy: HealthPolicy): Prima
       await knowledge.close();
       await sticky.close();
       await usage.close();
+      await slots.close();
     },
   };
 }

@@ -8,6 +8,7 @@ import { failOpen, withHealthFallback } from '../stores.ts';
 import { createMemoryStickyStore, withStickyFallback, type StickyStore } from '../conversation-models.ts';
 import { createMemoryUsageStore, withUsageFallback, type UsageRecord, type UsageStore } from '../usage-records.ts';
 import { createThrottledWarn } from '../warn-every.ts';
+import { createMemorySlotStore, withSlotFallback, type SlotStore } from '../slots.ts';
 import { connectToPrimary, type AskOptions, type AskPrimary } from './channel.ts';
 import type { StoreCall, WireInfo } from './primary-stores.ts';
 
@@ -90,6 +91,15 @@ function usageProxy(call: <T>(call: StoreCall) => Promise<T>): UsageStore {
   };
 }
 
+function slotProxy(call: <T>(call: StoreCall) => Promise<T>): SlotStore {
+  return {
+    take: async (id, limit, leaseMs) => (await call<string | null>({ op: 'slots.take', id, limit, leaseMs })) ?? undefined,
+    give: (id, lease) => call<void>({ op: 'slots.give', id, lease }),
+    renew: (id, lease, leaseMs) => call<void>({ op: 'slots.renew', id, lease, leaseMs }),
+    async close() {},
+  };
+}
+
 export interface WorkerStoreOptions {
   /** The bounds of the memory the knowledge store falls back to (MODELS_MAX_KEYS, MODELS_MAX_BYTES). */
   readonly limits?: Pick<ModelsConfig, 'maxKeys' | 'maxBytes'>;
@@ -110,7 +120,7 @@ export function createWorkerStores(
   logger: Logger,
   policy: HealthPolicy,
   { limits = { maxKeys: 10_000, maxBytes: 64 * 1024 ** 2 }, stickyMaxEntries = 100_000, ask = connectToPrimary(), usageMaxRecords }: WorkerStoreOptions = {},
-): { healthStore: HealthStore; rateLimitStore: Store; knowledgeStore: KnowledgeStore; keyCheckStore: KeyCheckStore; stickyStore: StickyStore; usageStore?: UsageStore } {
+): { healthStore: HealthStore; rateLimitStore: Store; knowledgeStore: KnowledgeStore; keyCheckStore: KeyCheckStore; stickyStore: StickyStore; slotStore: SlotStore; usageStore?: UsageStore } {
   const call = <T>(storeOp: StoreCall): Promise<T> => ask<T>(storeOp, storeCall);
   const warn = createThrottledWarn(logger);
   const where = 'the cluster primary';
@@ -120,6 +130,7 @@ export function createWorkerStores(
     healthStore: withHealthFallback(healthProxy(call), policy, warn, where),
     knowledgeStore: withKnowledgeFallback(knowledgeProxy(call), createMemoryKnowledgeStore(limits.maxKeys, limits.maxBytes), warn, where),
     stickyStore: withStickyFallback(stickyProxy(call), createMemoryStickyStore(stickyMaxEntries), warn, where),
+    slotStore: withSlotFallback(slotProxy(call), createMemorySlotStore(stickyMaxEntries), warn, where),
     ...(usageMaxRecords === undefined ? {} : { usageStore: withUsageFallback(usageProxy(call), createMemoryUsageStore(usageMaxRecords), warn, where) }),
   };
 }
