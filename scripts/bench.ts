@@ -16,6 +16,12 @@
  *   BENCH_SECONDS=5 BENCH_ROUNDS=1 npm run bench     # quicker
  *   BENCH_BEFORE=/path/to/other/checkout npm run bench  # also measures that checkout's build (dist/), alternating
  *   FLOOR_PARSER=lean npm run bench                      # the floor with a hand-written parser
+ *   BENCH_PORTKEY=0 npm run bench                         # without Portkey's gateway
+ *   BENCH_TABLE_ONLY=1 npm run bench                      # the request rows and their targets only
+ *
+ * Portkey's gateway (`@portkey-ai/gateway`, scripts/bench/portkey.ts), the
+ * peer a user might run instead, is a target of the request rows too: on the
+ * same core and the same mock, told by headers to call it as an OpenAI host.
  *
  * BENCH_BEFORE names a directory holding another built checkout of Freeway
  * (its `dist/` and `node_modules/`, e.g. `git worktree add` then `npm ci &&
@@ -26,9 +32,9 @@
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
-import { cpus, totalmem } from 'node:os';
+import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { serverNodeFlags } from '../bin/node-flags.mjs';
 import {
@@ -43,6 +49,7 @@ import {
   peakRssUnderStreams,
   pinned,
   pinning,
+  portkeyHeaders,
   root,
   rssBytes,
   slowStreams,
@@ -65,6 +72,10 @@ const smallYoungGeneration = '--max-semi-space-size=2';
 const beforeDir = process.env.BENCH_BEFORE;
 /** How the floor target parses the upstream answer: `sdk` (the AI SDK's provider package, as Freeway) or `lean` (hand-written, for comparison). */
 const floorParser = process.env.FLOOR_PARSER === 'lean' ? 'lean' : 'sdk';
+/** Portkey's gateway as a target of the request rows (BENCH_PORTKEY=0 leaves it out). */
+const withPortkey = process.env.BENCH_PORTKEY !== '0';
+/** Only the request rows and their targets: no time to first byte, slow streams, memory or start-up. */
+const tableOnly = process.env.BENCH_TABLE_ONLY === '1';
 /** Slow streams held open at once for the CPU row: 256 streams of 40 chunks a second (25 ms apart). */
 const slowStreamCount = 256;
 const slowChunkDelayMs = 25;
@@ -73,6 +84,8 @@ interface Running {
   readonly proc: ChildProcess;
   readonly pid: number;
   readonly url: string;
+  /** The request headers this target is sent instead of the key header (Portkey's: provider, host, key). */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 async function startNode(cpu: string, script: string, env: Record<string, string>, port: number, probePath: string, nodeFlags: readonly string[] = [], dir = root): Promise<Running> {
@@ -102,9 +115,9 @@ function toMs(value: string, unit: string): number {
   return unit === 'us' ? n / 1000 : unit === 's' ? n * 1000 : unit === 'm' ? n * 60_000 : n;
 }
 
-function runWrk(url: string, stream: boolean, connections: number): LoadResult {
-  const script = join(outDir, `post-${stream ? 'stream' : 'json'}.lua`);
-  writeFileSync(script, wrkScript(stream));
+function runWrk(url: string, stream: boolean, connections: number, headers?: Readonly<Record<string, string>>): LoadResult {
+  const script = join(outDir, `post-${stream ? 'stream' : 'json'}${headers ? '-headers' : ''}.lua`);
+  writeFileSync(script, wrkScript(stream, headers));
   const [command, args] = pinned(loadCpu, 'wrk', ['-t1', `-c${connections}`, `-d${seconds}s`, '--latency', '-s', script, `${url}/v1/chat/completions`]);
   const out = execFileSync(command, args, { encoding: 'utf8' });
   const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? 0);
@@ -117,10 +130,10 @@ function runWrk(url: string, stream: boolean, connections: number): LoadResult {
   return { rps, p50: p50 ? toMs(p50[1]!, p50[2]!) : 0, p99: p99 ? toMs(p99[1]!, p99[2]!) : 0, requests, errors };
 }
 
-function runAutocannon(url: string, stream: boolean, connections: number): LoadResult {
+function runAutocannon(url: string, stream: boolean, connections: number, headers: Readonly<Record<string, string>> = { 'X-Cerebras-Key': key }): LoadResult {
   const [command, args] = pinned(loadCpu, 'npx', [
     '--yes', 'autocannon', '-j', '-c', String(connections), '-d', String(seconds), '-m', 'POST',
-    '-H', 'Content-Type=application/json', '-H', `X-Cerebras-Key=${key}`, '-b', body(stream), `${url}/v1/chat/completions`,
+    '-H', 'Content-Type=application/json', ...Object.entries(headers).flatMap(([name, value]) => ['-H', `${name}=${value}`]), '-b', body(stream), `${url}/v1/chat/completions`,
   ]);
   const result = JSON.parse(execFileSync(command, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] })) as {
     requests: { average: number; total: number };
@@ -139,13 +152,13 @@ interface Measured extends LoadResult {
 
 function measure(target: Running, stream: boolean, connections: number): Measured {
   const before = cpuTicks(target.pid);
-  const result = load(target.url, stream, connections);
+  const result = load(target.url, stream, connections, target.headers);
   const ticks = cpuTicks(target.pid) - before;
   return { ...result, cpuUsPerRequest: result.requests > 0 ? (ticks / ticksPerSecond / result.requests) * 1e6 : 0 };
 }
 
 /** Time to the first body byte of a stream, sequentially, one connection. */
-async function timeToFirstByte(url: string, count: number): Promise<number[]> {
+async function timeToFirstByte(url: string, count: number, headers: Readonly<Record<string, string>> = { 'x-cerebras-key': key }): Promise<number[]> {
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   const payload = body(true);
   const times: number[] = [];
@@ -153,7 +166,7 @@ async function timeToFirstByte(url: string, count: number): Promise<number[]> {
     times.push(
       await new Promise<number>((resolve, reject) => {
         const started = performance.now();
-        const req = request(`${url}/v1/chat/completions`, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'x-cerebras-key': key } }, (res) => {
+        const req = request(`${url}/v1/chat/completions`, { method: 'POST', agent, headers: { 'content-type': 'application/json', ...headers } }, (res) => {
           res.once('data', () => resolve(performance.now() - started));
           res.resume();
         });
@@ -181,7 +194,13 @@ function startFreeway(env: Record<string, string>, port: number, nodeFlags = ser
   return startNode(proxyCpu, 'dist/server/main.js', env, port, '/health', nodeFlags, dir);
 }
 
-type Target = 'bare' | 'floor' | 'freeway' | 'before';
+type Target = 'bare' | 'floor' | 'freeway' | 'before' | 'portkey';
+
+/** Portkey's gateway on the proxy's core, with the Node flags Freeway's server gets; each request names the mock as its OpenAI host. */
+async function startPortkey(upstream: string, port: number): Promise<Running> {
+  const running = await startNode(proxyCpu, 'scripts/bench/portkey.ts', { PROXY_PORT: String(port) }, port, '/', serverNodeFlags([], process.env));
+  return { ...running, headers: portkeyHeaders(upstream) };
+}
 
 function startFloor(upstream: string, port: number): Promise<Running> {
   // The Node flags Freeway's server gets, so that the two differ only in what runs.
@@ -239,7 +258,7 @@ async function slowStreamRow(mockCmd: string, mockArgs: string[], log: (line?: s
     ['freeway', async () => { const p = await freePort(); return startFreeway(freewayEnv(p, upstream), p); }],
   ];
   if (beforeDir) starters.push(['before', async () => { const p = await freePort(); return startFreeway(freewayEnv(p, upstream), p, undefined, beforeDir); }]);
-  const results: Record<Target, Array<{ completed: number; cpu: number }>> = { bare: [], floor: [], freeway: [], before: [] };
+  const results: Record<Target, Array<{ completed: number; cpu: number }>> = { bare: [], floor: [], freeway: [], before: [], portkey: [] };
   for (let round = 0; round < rounds; round++) {
     for (const [name, start] of starters) {
       const target = await start();
@@ -269,6 +288,29 @@ async function slowStreamRow(mockCmd: string, mockArgs: string[], log: (line?: s
 
 const mb = (bytes: number): string => (bytes / 1024 / 1024).toFixed(1);
 const fmt = (n: number, digits = 0): string => n.toFixed(digits);
+const check = (ok: boolean): string => (ok ? 'met' : 'MISSED');
+
+function portkeyVersion(): string {
+  return (JSON.parse(readFileSync(join(root, 'node_modules/@portkey-ai/gateway/package.json'), 'utf8')) as { version: string }).version;
+}
+
+/** The targets of the request rows: CPU per request against the floor's, and requests per second against Portkey's. */
+function logTargets(log: (line?: string) => void, rows: Record<string, { floorCpu: number; freewayCpu: number; overFloor: number }>, behindPortkey: readonly string[]): void {
+  log();
+  log('## Targets');
+  log();
+  for (const row of ['json@16', 'stream@64']) {
+    const name = row.replace('json', 'non-stream');
+    const measured = rows[row];
+    if (!measured) {
+      log(`- ${name}: not measured (BENCH_CONCURRENCY leaves it out)`);
+      continue;
+    }
+    // The design's bound: the AI SDK's provider packages parse upstream answers (the floor); Freeway's own layers may add half of that again.
+    log(`- CPU per request, ${name}: ${fmt(measured.overFloor, 2)} × the floor's (target <= 1.5): ${check(measured.overFloor <= 1.5)}; ${fmt(measured.freewayCpu, 1)} × bare, the floor ${fmt(measured.floorCpu, 1)} × bare`);
+  }
+  if (withPortkey) log(`- requests per second at least Portkey's on every row: ${check(behindPortkey.length === 0)}${behindPortkey.length ? ` (behind at ${behindPortkey.join(', ')})` : ''}`);
+}
 
 async function main(): Promise<void> {
   // Measure the build, which the packed `freeway` command runs (from a clone, npm start runs the same code from source).
@@ -286,6 +328,7 @@ async function main(): Promise<void> {
   log(`- machine: ${cpus().length} x ${cpuModel}, ${mb(totalmem())} MB RAM; Node ${nodeVersion}`);
   log(`- load generator: ${hasWrk ? 'wrk' : 'autocannon'}; pinning: ${pinning ? `proxy on CPU ${proxyCpu}, mock + load on CPU ${loadCpu}` : 'none (no taskset)'}`);
   log(`- ${seconds} s per run, ${rounds} rounds interleaved (bare, floor, Freeway, ...), medians shown; stream = ${streamChunks} chunks; model ${model}`);
+  log(`- load average at the start: ${loadavg().map((n) => n.toFixed(2)).join(', ')} (${cpus().length} cores)`);
   log(`- floor: scripts/bench/sdk-floor.ts, the upstream call and its parsing alone, parsed by ${floorParser === 'sdk' ? "the AI SDK's provider package, as in Freeway" : 'a hand-written parser (FLOOR_PARSER=lean)'}`);
   log();
 
@@ -303,11 +346,13 @@ async function main(): Promise<void> {
   const freeway = await startFreeway(freewayEnv(freewayPort, upstream), freewayPort);
   const beforePort = await freePort();
   const before = beforeDir ? await startFreeway(freewayEnv(beforePort, upstream), beforePort, undefined, beforeDir) : undefined;
-  const targets: Array<[Target, Running]> = [['bare', bare], ['floor', floor], ['freeway', freeway], ...(before ? [['before', before] as [Target, Running]] : [])];
+  const portkeyPort = await freePort();
+  const portkey = withPortkey ? await startPortkey(upstream, portkeyPort) : undefined;
+  const targets: Array<[Target, Running]> = [['bare', bare], ['floor', floor], ['freeway', freeway], ...(before ? [['before', before] as [Target, Running]] : []), ...(portkey ? [['portkey', portkey] as [Target, Running]] : [])];
   await new Promise((r) => setTimeout(r, 1000));
   const coldRss = rssBytes(freeway.pid);
   // One request each so that lazy work is not counted as start-up of the run.
-  for (const [, target] of targets) await timeToFirstByte(target.url, 20);
+  for (const [, target] of targets) await timeToFirstByte(target.url, 20, target.headers);
   await new Promise((r) => setTimeout(r, 1000));
   const idleRss = rssBytes(freeway.pid);
 
@@ -317,9 +362,12 @@ async function main(): Promise<void> {
   log(`|---|---|---|---|---|---|---|---|---|---|---|---|---|${before ? '---|---|---|---|' : ''}---|`);
   /** Per row (`json@16`, `stream@64`, ...): Freeway's requests per second against the bare proxy's, and the CPU per request of the floor and of Freeway against the bare proxy's and of Freeway against the floor's. */
   const rows: Record<string, { rps: number; floorCpu: number; freewayCpu: number; overFloor: number }> = {};
+  /** Per row, as the Portkey table shows it: Freeway's and Portkey's medians. */
+  const portkeyRows: string[] = [];
+  const behindPortkey: string[] = [];
   for (const stream of [false, true]) {
     for (const connections of concurrencies) {
-      const runs: Record<Target, Measured[]> = { bare: [], floor: [], freeway: [], before: [] };
+      const runs: Record<Target, Measured[]> = { bare: [], floor: [], freeway: [], before: [], portkey: [] };
       for (let round = 0; round < rounds; round++) {
         for (const [name, target] of targets) runs[name].push(measure(target, stream, connections));
       }
@@ -329,6 +377,15 @@ async function main(): Promise<void> {
       const overFloor = (which: Target): number => pick(which, 'cpuUsPerRequest') / pick('floor', 'cpuUsPerRequest');
       rows[`${stream ? 'stream' : 'json'}@${connections}`] = { rps: ratio, floorCpu: cpuTimes('floor'), freewayCpu: cpuTimes('freeway'), overFloor: overFloor('freeway') };
       const errors = [...runs.bare, ...runs.floor, ...runs.freeway, ...runs.before].reduce((sum, run) => sum + run.errors, 0);
+      if (portkey) {
+        const row = `${stream ? 'stream' : 'non-stream'}@${connections}`;
+        const overPortkey = pick('freeway', 'rps') / pick('portkey', 'rps');
+        if (overPortkey < 1) behindPortkey.push(`${row} (${fmt(overPortkey, 2)})`);
+        const portkeyErrors = runs.portkey.reduce((sum, run) => sum + run.errors, 0);
+        portkeyRows.push(
+          `| ${stream ? 'stream' : 'non-stream'} | ${connections} | ${fmt(pick('freeway', 'rps'))} | ${fmt(pick('portkey', 'rps'))} | ${fmt(overPortkey, 2)} | ${fmt(pick('freeway', 'p50'), 2)} / ${fmt(pick('freeway', 'p99'), 2)} | ${fmt(pick('portkey', 'p50'), 2)} / ${fmt(pick('portkey', 'p99'), 2)} | ${fmt(pick('freeway', 'cpuUsPerRequest'))} | ${fmt(pick('portkey', 'cpuUsPerRequest'))} | ${fmt(pick('freeway', 'cpuUsPerRequest') / pick('portkey', 'cpuUsPerRequest'), 2)} | ${portkeyErrors} |`,
+        );
+      }
       const beforeCells = before ? ` ${fmt(pick('before', 'rps'))} | ${fmt(pick('before', 'cpuUsPerRequest'))} | ${fmt(cpuTimes('before'), 1)} | ${fmt(overFloor('before'), 2)} |` : '';
       log(
         `| ${stream ? 'stream' : 'non-stream'} | ${connections} | ${fmt(pick('bare', 'rps'))} | ${fmt(pick('freeway', 'rps'))} | ${fmt(ratio, 2)} | ${fmt(pick('bare', 'p50'), 2)} / ${fmt(pick('bare', 'p99'), 2)} | ${fmt(pick('freeway', 'p50'), 2)} / ${fmt(pick('freeway', 'p99'), 2)} | ${fmt(pick('bare', 'cpuUsPerRequest'))} | ${fmt(pick('floor', 'cpuUsPerRequest'))} | ${fmt(cpuTimes('floor'), 1)} | ${fmt(pick('freeway', 'cpuUsPerRequest'))} | ${fmt(cpuTimes('freeway'), 1)} | ${fmt(overFloor('freeway'), 2)} |${beforeCells} ${errors} |`,
@@ -336,10 +393,27 @@ async function main(): Promise<void> {
     }
   }
   log();
+  if (portkey) {
+    log(`Portkey's gateway (@portkey-ai/gateway ${portkeyVersion()}) in the same runs, on the same core and mock:`);
+    log();
+    log('| mode | conns | Freeway req/s | Portkey req/s | Freeway ÷ Portkey | Freeway p50/p99 ms | Portkey p50/p99 ms | Freeway CPU µs/req | Portkey CPU µs/req | Freeway CPU ÷ Portkey\'s | Portkey errors |');
+    log('|---|---|---|---|---|---|---|---|---|---|---|');
+    for (const row of portkeyRows) log(row);
+    log();
+  }
+  if (tableOnly) {
+    for (const [, target] of targets) await stop(target);
+    mock.kill('SIGTERM');
+    await once(mock, 'exit');
+    logTargets(log, rows, behindPortkey);
+    writeFileSync(join(outDir, 'latest.md'), `${lines.join('\n')}\n`);
+    return;
+  }
 
-  const ttfb: Record<Target, number[]> = { bare: [], floor: [], freeway: [], before: [] };
+  const ttfb: Record<Target, number[]> = { bare: [], floor: [], freeway: [], before: [], portkey: [] };
   for (let round = 0; round < rounds * 2; round++) {
-    for (const [name, target] of targets) ttfb[name].push(...(await timeToFirstByte(target.url, 200)));
+    // Portkey holds every stream 25 ms before its first chunk: not a time this row compares.
+    for (const [name, target] of targets) if (name !== 'portkey') ttfb[name].push(...(await timeToFirstByte(target.url, 200)));
   }
   const addedTtfb = median(ttfb.freeway) - median(ttfb.bare);
   const beforeTtfb = before ? `; before ${fmt(median(ttfb.before), 3)} ms, added ${fmt(median(ttfb.before) - median(ttfb.bare), 3)} ms` : '';
@@ -394,20 +468,7 @@ async function main(): Promise<void> {
     await once(proc, 'exit');
   }
 
-  log();
-  log('## Targets');
-  log();
-  const check = (ok: boolean): string => (ok ? 'met' : 'MISSED');
-  for (const row of ['json@16', 'stream@64']) {
-    const name = row.replace('json', 'non-stream');
-    const measured = rows[row];
-    if (!measured) {
-      log(`- ${name}: not measured (BENCH_CONCURRENCY leaves it out)`);
-      continue;
-    }
-    // The design's bound: the AI SDK's provider packages parse upstream answers (the floor); Freeway's own layers may add half of that again.
-    log(`- CPU per request, ${name}: ${fmt(measured.overFloor, 2)} × the floor's (target <= 1.5): ${check(measured.overFloor <= 1.5)}; ${fmt(measured.freewayCpu, 1)} × bare, the floor ${fmt(measured.floorCpu, 1)} × bare`);
-  }
+  logTargets(log, rows, behindPortkey);
   const slowShare = slow.freeway.completed / slow.floor.completed;
   log(`- 256 slow streams: ${fmt(slowShare * 100)}% of the floor's completions (target >= 95%): ${check(slowShare >= 0.95)}; ${fmt(slow.freeway.completed * 100)}% of bare's at ${fmt(slow.freeway.cpu, 2)} × its CPU, the floor ${fmt(slow.floor.completed * 100)}% at ${fmt(slow.floor.cpu, 2)} ×`);
   log(`- added time to first byte: ${fmt(addedTtfb, 3)} ms (target <= 1 ms): ${check(addedTtfb <= 1)}`);

@@ -1,4 +1,3 @@
-import cors from 'cors';
 import express, { type Express, type Request, type RequestHandler } from 'express';
 import type { Store } from 'express-rate-limit';
 import type { Logger } from 'pino';
@@ -19,6 +18,8 @@ import { createMetrics } from './http/metrics-registry.ts';
 import { metricsEndpoint } from './http/metrics-endpoint.ts';
 import { createThrottledWarn } from './state/warn-every.ts';
 import { requestId } from './http/request-id.ts';
+import { leanJson } from './http/json-response.ts';
+import { corsHeaders } from './http/cors.ts';
 import { didYouMeanText, indexModels, maxDistance, nearest } from '../catalog/suggest.ts';
 import { createShutdown } from './http/shutdown.ts';
 import { createRedactor } from './core/redact.ts';
@@ -52,6 +53,8 @@ import { consoleHandlers } from './http/console.ts';
 import { apiPrefixes, errorShapePrefixes, fixedPaths, methodsByPath, routeOfPath, routeTable, type ProbeHandlerName, type RouteHandlerName, type RouteRow } from './http/route-table.ts';
 import { errorHandler } from './http/error-handler.ts';
 import { anonymousAccess } from './http/anonymous.ts';
+import { TRACE_ID_HEADER, traceRequests } from './http/tracing.ts';
+import type { Tracing } from './tracing/index.ts';
 import { cachedModels, createLatencyTracker, createModelSource, createRouter, createUpstreamFetch, createWaitQueue, healthPolicy } from './routing/index.ts';
 import { createKeyReader } from './http/key-headers.ts';
 
@@ -79,12 +82,14 @@ export interface AppDeps {
   readonly now?: () => number;
   /** What `GET /metrics` serves; this app's own registry when absent (a cluster worker asks the primary instead). */
   readonly scrapeMetrics?: () => Promise<string>;
+  /** OpenTelemetry traces (tracing/index.ts `startTracing`); none when absent. The app shuts it down on close. */
+  readonly tracing?: Tracing;
 }
 
 export interface FreewayApp {
   readonly app: Express;
-  /** Stops timers and releases stores. */
-  close(): Promise<void>;
+  /** Stops timers and releases stores; sends the pending spans, waiting at most `flushWithinMs` (SHUTDOWN_TIMEOUT_MS when absent). */
+  close(flushWithinMs?: number): Promise<void>;
   /** Answers every completion still running (503, or an error event once streaming), for a shutdown that cannot wait longer. */
   interrupt(): void;
   /** Answers every request held for a window or a slot with the shutdown's 503, and every later one (the server is stopping). */
@@ -235,6 +240,7 @@ function createHandlers(deps: AppDeps, { redact, readKeys, hashKey, upstreamFetc
     router,
     maxInputs: config.limits.embeddingsMaxInputs,
     shutdown: shutdown.gate,
+    maxWaitMs: config.routing.maxWaitMs,
     clientOf,
     models: cachedModels(config.providers.baseURLs, upstreamFetch, config.limits.responseMaxBytes, (entry, options) => {
       if (!entry.provider.createEmbeddingModel) throw new Error(`${entry.provider.id} declares embedding models without createEmbeddingModel`);
@@ -256,6 +262,7 @@ function createHandlers(deps: AppDeps, { redact, readKeys, hashKey, upstreamFetc
     readKeys,
     router,
     shutdown: shutdown.gate,
+    maxWaitMs: config.routing.maxWaitMs,
     models: cachedModels(config.providers.baseURLs, upstreamFetch, config.limits.responseMaxBytes, (entry, options) => {
       if (!entry.provider.createTranscriptionModel) throw new Error(`${entry.provider.id} declares transcription models without createTranscriptionModel`);
       return entry.provider.createTranscriptionModel(options);
@@ -348,24 +355,29 @@ export function createApp(deps: AppDeps): FreewayApp {
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('query parser', false);
+  leanJson(app);
   // req.ip / req.ips: the rate limit's client (http/rate-limit.ts).
   app.set('trust proxy', config.server.trustProxy);
 
   // Probes come first: cheap, never rate limited, not logged per call.
   probes(app, readiness, stores.redisReady, config.state.readyzRequireRedis);
   app.use(requestId(redact));
-  app.use(requestLog(logger, keyShapedRedactor(redact, readKeys)));
+  // Paths in the log, and whatever a caller wrote that a span holds: keys and key-shaped text out.
+  const redactPath = keyShapedRedactor(redact, readKeys);
+  app.use(requestLog(logger, redactPath));
   app.use(metrics.middleware);
+  // Only with tracing on: off, no request pays for a span.
+  if (deps.tracing) app.use(['/v1', '/v1beta'], traceRequests(deps.tracing, redactPath));
   app.use(
     [...apiPrefixes],
-    cors({
-      origin: config.server.corsOrigins === '*' ? '*' : [...config.server.corsOrigins],
+    corsHeaders({
+      origins: config.server.corsOrigins,
       methods: ['GET', 'POST', 'OPTIONS'],
       // No allowedHeaders: a preflight is allowed the headers it asks for (key
       // headers, and whatever a client SDK adds, such as the openai SDK's
       // x-stainless-*). No route reads cookies or credentials, so nothing is
       // gained by refusing a header, and the list stays right when SDKs change.
-      exposedHeaders: ['Retry-After', 'RateLimit', 'RateLimit-Policy', 'X-Request-Id', 'X-Freeway-Provider', 'X-Freeway-Model', 'X-Freeway-Attempts', 'X-Freeway-Dropped-Tools', 'X-Freeway-Waited'],
+      exposedHeaders: ['Retry-After', 'RateLimit', 'RateLimit-Policy', 'X-Request-Id', 'X-Freeway-Provider', 'X-Freeway-Model', 'X-Freeway-Attempts', 'X-Freeway-Dropped-Tools', 'X-Freeway-Waited', TRACE_ID_HEADER],
       maxAge: 600,
     }),
   );
@@ -399,11 +411,12 @@ export function createApp(deps: AppDeps): FreewayApp {
   return {
     app,
     stopWaiting: waitQueue.close,
-    async close() {
+    async close(flushWithinMs = config.timeouts.shutdownMs) {
       waitQueue.close();
       knowledge.close();
       await usage?.close();
       await stores.close();
+      await deps.tracing?.shutdown(flushWithinMs);
     },
     interrupt: shutdown.interrupt,
     metrics: metrics.registry,

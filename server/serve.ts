@@ -13,6 +13,8 @@ import { createFreewayServer } from './http/server.ts';
 import { collectDefaultMetrics } from 'prom-client';
 import { listenForMetrics } from './http/metrics-endpoint.ts';
 import { healthPolicy } from './routing/index.ts';
+import { createThrottledWarn } from './state/warn-every.ts';
+import { startTracing } from './tracing/index.ts';
 
 // A cluster worker may be told to stop before it is up; listen for that first.
 let stopRequested = false;
@@ -38,17 +40,27 @@ const rootLogger = await createStdoutLogger(config.logging.level, config.logging
 // With several processes writing one log, each line says which one wrote it.
 const logger = clustered ? rootLogger.child({ pid: process.pid }) : rootLogger;
 
-if (clustered && cluster.isPrimary) {
-  runPrimary(config, logger);
-} else {
-  serve(config);
-}
-
 /** After SHUTDOWN_TIMEOUT_MS, how long the interrupted requests have to send their answers. */
 const FINAL_GRACE_MS = 500;
 
-function serve(config: Config): void {
+if (clustered && cluster.isPrimary) {
+  runPrimary(config, logger);
+} else {
+  await serve(config);
+}
+
+/** Where traces go, for the start-up line: the collector's URL without credentials or query. */
+function tracesLine(config: Config): string | undefined {
+  if (config.tracing.mode === 'off') return undefined;
+  const { origin, pathname } = new URL(config.tracing.url);
+  return `traces to ${origin}${pathname} (${config.tracing.protocol})`;
+}
+
+async function serve(config: Config): Promise<void> {
   const catalog = buildCatalog(plugins);
+  // Every process that serves requests (each worker in a cluster) sends its own spans.
+  const warn = createThrottledWarn(logger);
+  const tracing = await startTracing(config.tracing, (message) => warn('tracing', message));
   // Workers without Redis keep their state in the primary; with Redis (or alone), createApp picks the stores.
   const shared =
     clustered && !config.state.redisUrl
@@ -60,7 +72,7 @@ function serve(config: Config): void {
       : {};
   // In a cluster, /metrics on the main port shows every worker: the primary aggregates them.
   const scrapeMetrics = clustered && config.metrics.mode === 'main' ? askPrimaryForMetrics(connectToPrimary()) : undefined;
-  const freeway = createApp({ config, catalog, logger, ...shared, scrapeMetrics });
+  const freeway = createApp({ config, catalog, logger, ...shared, scrapeMetrics, tracing });
   const where = config.metrics;
   if (where.mode !== 'off') {
     collectDefaultMetrics({ register: freeway.metrics });
@@ -94,16 +106,20 @@ function serve(config: Config): void {
       logger.info(`Freeway listening on http://${config.server.host}:${port} (${catalog.providers.length} providers, ${catalog.models.length} models)`);
       // An environment set up for other tools can hold an <ID>_BASE_URL (Ollama's read OLLAMA_BASE_URL): never unnoticed.
       for (const override of config.providers.baseURLOverrides) logger.warn(override);
+      const traces = tracesLine(config);
+      if (traces !== undefined) logger.info(traces);
     }
     if (stopRequested) stop('shutdown request');
   });
 
   let stopping = false;
   let signalledAt: number | undefined;
+  let stopStarted = 0;
 
   function stop(reason: string): void {
     if (stopping) return;
     stopping = true;
+    stopStarted = performance.now();
     freeway.readiness.phase = 'stopping';
     // Held requests have nothing in flight: they are answered now, not when SHUTDOWN_TIMEOUT_MS runs out.
     freeway.stopWaiting();
@@ -123,7 +139,8 @@ function serve(config: Config): void {
     server.close(async () => {
       clearTimeout(force);
       clearInterval(reaper);
-      await freeway.close();
+      // Pending spans get what is left of SHUTDOWN_TIMEOUT_MS, and at least the final grace.
+      await freeway.close(Math.max(FINAL_GRACE_MS, config.timeouts.shutdownMs - (performance.now() - stopStarted)));
       logger.info('stopped');
       exitAfterFlush(logger, 0);
     });

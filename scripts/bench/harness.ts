@@ -69,9 +69,15 @@ export function body(stream: boolean): string {
   return JSON.stringify({ model, stream, messages: [{ role: 'user', content: 'Benchmark me, please.' }], max_tokens: 64 });
 }
 
-/** A wrk script that POSTs the benchmark's completion. */
-export function wrkScript(stream: boolean): string {
-  return `wrk.method = "POST"\nwrk.body = '${body(stream)}'\nwrk.headers["Content-Type"] = "application/json"\nwrk.headers["X-Cerebras-Key"] = "${key}"\n`;
+/** A wrk script that POSTs the benchmark's completion, with the key header, or `headers` instead (another gateway's). */
+export function wrkScript(stream: boolean, headers: Readonly<Record<string, string>> = { 'X-Cerebras-Key': key }): string {
+  const lines = Object.entries(headers).map(([name, value]) => `wrk.headers["${name}"] = "${value}"\n`);
+  return `wrk.method = "POST"\nwrk.body = '${body(stream)}'\nwrk.headers["Content-Type"] = "application/json"\n${lines.join('')}`;
+}
+
+/** The headers that send the benchmark's completion through Portkey's gateway (scripts/bench/portkey.ts) to the mock at `upstream`. */
+export function portkeyHeaders(upstream: string): Record<string, string> {
+  return { 'x-portkey-provider': 'openai', 'x-portkey-custom-host': upstream, Authorization: `Bearer ${key}` };
 }
 
 export function median(values: number[]): number {

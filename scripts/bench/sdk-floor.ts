@@ -94,3 +94,5 @@ server.keepAliveTimeout = 60_000;
 server.listen(Number(process.env.PROXY_PORT ?? 0), '127.0.0.1', () => {
   process.stdout.write(`floor listening on ${(server.address() as AddressInfo).port}\n`);
 });
+// Exit rather than die on the bench's SIGTERM, so that `--cpu-prof` writes its profile (scripts/bench/profile-layers.ts).
+process.on('SIGTERM', () => process.exit(0));

@@ -4,6 +4,7 @@ import type { Capability, RequestExtras } from '../../providers/types.ts';
 import type { Config, ModelMapping } from '../config/index.ts';
 import type { ErrorType } from '../core/errors.ts';
 import type { CallOptions, Candidate, Collected, RoutedContentPart, RoutedFinish } from '../routing/index.ts';
+import type { GenAiOperation } from '../tracing/index.ts';
 
 /** HOSTED_TOOLS */
 export type HostedTools = Config['api']['hostedTools'];
@@ -16,6 +17,8 @@ export type HostedTools = Config['api']['hostedTools'];
  * Each is one value, built once at start-up from `ClientApiOptions`.
  */
 export interface ClientApi<Req> {
+  /** The GenAI operation its traces name (`gen_ai.operation.name`); `chat` when absent. */
+  readonly operation?: GenAiOperation;
   /** Validates the body (Gemini's path names the model, hence `req`); throws a 400 `HttpError` naming the field. */
   parse(body: unknown, req: Request): Req;
   /** The model as the caller named it. */

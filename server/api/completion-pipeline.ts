@@ -20,7 +20,8 @@ import {
 import type { KeyReader, KeySet } from '../core/keys.ts';
 import type { ClientApi, StreamEncoder } from './client-api.ts';
 import { lookUpModel } from './lookup.ts';
-import { callerController, routeFailed, setRoutingHeaders, SHUTDOWN_REASON } from './routed-call.ts';
+import { callerController, maxWaitOf, routeFailed, setRoutingHeaders, SHUTDOWN_REASON } from './routed-call.ts';
+import type { RequestTrace } from '../tracing/index.ts';
 
 /*
  * The completion pipeline every client API's routed endpoint shares: validate, resolve
@@ -46,22 +47,6 @@ export interface CompletionDeps {
   readonly conversations?: TextHasher;
   /** MAX_WAIT_MS: the most a request may ask to be held with X-Freeway-Max-Wait; 0 (no waiting) when absent. */
   readonly maxWaitMs?: number;
-}
-
-/** Seconds, with decimals: `4`, `0.5`. */
-const SECONDS = /^\d+(?:\.\d+)?$/;
-
-/**
- * X-Freeway-Max-Wait: how long this request may be held for a rate-limit window or a concurrency
- * slot, in seconds from 0 to MAX_WAIT_MS; anything else is a 400 naming the range. Undefined when absent.
- */
-export function maxWaitOf(req: Request, maxWaitMs = 0): number | undefined {
-  const raw = req.headers['x-freeway-max-wait'];
-  if (raw === undefined) return undefined;
-  const text = (Array.isArray(raw) ? raw.join(',') : raw).trim();
-  const ms = SECONDS.test(text) ? Math.round(Number(text) * 1000) : NaN;
-  if (!(ms <= maxWaitMs)) throw invalidField('X-Freeway-Max-Wait', `must be a number of seconds from 0 to ${maxWaitMs / 1000} (MAX_WAIT_MS)`);
-  return ms;
 }
 
 /** The strategy a request asks for with `X-Freeway-Routing`, if it asks; any other value is a 400 naming the header. */
@@ -130,6 +115,8 @@ interface StreamAnswer {
   readonly encoder: StreamEncoder;
   readonly attempts: readonly AttemptLog[];
   readonly keys: KeySet;
+  /** The request's trace, when it records the answer's content. */
+  readonly capture: RequestTrace | undefined;
 }
 
 /** A routed stream that failed after its first byte: this API's error event, or the connection closed. */
@@ -174,6 +161,7 @@ async function sendStream(answer: StreamAnswer, deps: CompletionDeps): Promise<v
         finish = value;
         continue;
       }
+      answer.capture?.outputPart(value);
       out += encoder.part(value);
       if (out === '') continue;
       const took = res.write(out);
@@ -186,6 +174,7 @@ async function sendStream(answer: StreamAnswer, deps: CompletionDeps): Promise<v
         return;
       }
     }
+    res.locals.trace?.output({ finishReason: (finish as RoutedFinish).finishReason });
     res.end(out + encoder.end(finish as RoutedFinish));
   } catch (error) {
     if (!(error instanceof StreamFailed)) await reader.cancel().catch(() => {});
@@ -204,12 +193,15 @@ export function completionRoute<Req>(api: ClientApi<Req>, deps: CompletionDeps):
     noteDroppedTools(res, api.droppedTools?.(request));
     const sent = api.model(request);
     const target = api.resolveModel(sent);
+    const trace = locals.trace;
+    trace?.requested({ operation: api.operation ?? 'chat', model: target, sentModel: sent, stream: api.stream(request) });
     const client = (): string => deps.clientOf?.(req) ?? '';
     // A pinned model the plugin does not know is served when a live list of the request's keys holds it.
     const entry = await lookUpModel({ catalog, target, kind: 'chat', findLive: (model) => router.findLive(model, keys, client) });
     const strategy = routingOf(req);
     const maxWaitMs = maxWaitOf(req, deps.maxWaitMs);
     const callOptions = api.callOptions(request);
+    if (trace?.capturesContent) trace.input(callOptions.prompt);
     const alias = isAlias(entry);
     const conversation = alias && deps.conversations ? conversationOf(deps.conversations, { target: entry.id, keys, prompt: callOptions.prompt }) : undefined;
     const label = sent !== target ? `${sent} (mapped to ${target})` : undefined;
@@ -218,14 +210,16 @@ export function completionRoute<Req>(api: ClientApi<Req>, deps: CompletionDeps):
     const extras: RequestExtras = api.extras ? { ...api.extras(request), user } : { user };
     const attempts: AttemptLog[] = [];
     locals.attempts = attempts;
-    const model = routedModel(router, { plan, keys, models, extras, attempts, maxResponseBytes: deps.maxResponseBytes, conversation: conversation?.id, maxWaitMs });
+    const model = routedModel(router, { plan, keys, models, extras, attempts, maxResponseBytes: deps.maxResponseBytes, conversation: conversation?.id, maxWaitMs, trace });
     const options = { ...callOptions, abortSignal: callerController(res, deps.shutdown).signal };
     try {
       if (api.stream(request)) {
-        await sendStream({ res, routed: await model.doStream(options), encoder: api.openStream(request), attempts, keys }, deps);
+        const capture = trace?.capturesContent ? trace : undefined;
+        await sendStream({ res, routed: await model.doStream(options), encoder: api.openStream(request), attempts, keys, capture }, deps);
         return;
       }
       const result = await model.doGenerate(options);
+      trace?.output(result);
       setRoutingHeaders(res, result.candidate, attempts);
       res.json(api.respond(result, request));
       // Only an answer the socket could not take at once needs watching.

@@ -1,5 +1,5 @@
-import type { Response } from 'express';
-import { freewayError } from '../core/errors.ts';
+import type { Request, Response } from 'express';
+import { freewayError, invalidField } from '../core/errors.ts';
 import type { ShutdownGate } from '../http/shutdown.ts';
 import { CallerGone, type AttemptLog, type Candidate } from '../routing/index.ts';
 
@@ -8,6 +8,22 @@ import { CallerGone, type AttemptLog, type Candidate } from '../routing/index.ts
  * does around its routed call: the X-Freeway-* headers of the answer, the abort of a
  * caller that went away, and what a failure of the call becomes.
  */
+
+/** Seconds, with decimals: `4`, `0.5`. */
+const SECONDS = /^\d+(?:\.\d+)?$/;
+
+/**
+ * X-Freeway-Max-Wait: how long this request may be held for a rate-limit window or a concurrency
+ * slot, in seconds from 0 to MAX_WAIT_MS; anything else is a 400 naming the range. Undefined when absent.
+ */
+export function maxWaitOf(req: Request, maxWaitMs = 0): number | undefined {
+  const raw = req.headers['x-freeway-max-wait'];
+  if (raw === undefined) return undefined;
+  const text = (Array.isArray(raw) ? raw.join(',') : raw).trim();
+  const ms = SECONDS.test(text) ? Math.round(Number(text) * 1000) : NaN;
+  if (!(ms <= maxWaitMs)) throw invalidField('X-Freeway-Max-Wait', `must be a number of seconds from 0 to ${maxWaitMs / 1000} (MAX_WAIT_MS)`);
+  return ms;
+}
 
 /** A wait in seconds, to a tenth: `4.2`. */
 const waitSeconds = (ms: number): string => (Math.round(ms / 100) / 10).toFixed(1);

@@ -14,6 +14,11 @@ export type MetricsConfig =
   | { readonly mode: 'main' }
   | { readonly mode: 'separate'; readonly host: string; readonly port: number };
 
+/** Where spans go: nowhere (OTEL_TRACES_EXPORTER unset or `none`), or to an OTLP/HTTP collector. */
+export type TracingConfig =
+  | { readonly mode: 'off' }
+  | ({ readonly mode: 'otlp'; /** The whole URL spans are posted to. */ readonly url: string } & Omit<Values<Table['tracing']>, 'exporter' | 'endpoint' | 'tracesEndpoint'>);
+
 /** Live model lists, model quarantine and keys without credit (docs/models.md). */
 export type ModelsConfig = Values<Table['models']>;
 
@@ -39,6 +44,7 @@ export interface Config {
   readonly logging: Values<Table['logging']>;
   /** Where `GET /metrics` is served: off, on the main listener, or on a listener of its own. */
   readonly metrics: MetricsConfig;
+  readonly tracing: TracingConfig;
   readonly providers: {
     /** Provider id -> upstream base URL, defaults overridden by `<ID>_BASE_URL`. */
     readonly baseURLs: ReadonlyMap<string, string>;
@@ -128,6 +134,17 @@ function metrics(env: Env, context: ParseContext, mainPort: number): MetricsConf
   return { mode: 'separate', host: read(table.host, env, context), port };
 }
 
+/** OpenTelemetry's default collector, for OTEL_TRACES_EXPORTER=otlp without an endpoint. */
+const DEFAULT_OTLP_ENDPOINT = 'http://localhost:4318';
+
+/** The OTEL_* settings are read only when OTEL_TRACES_EXPORTER asks for traces. */
+function tracing(env: Env, context: ParseContext): TracingConfig {
+  const { exporter: _exporter, endpoint: _endpoint, tracesEndpoint: _tracesEndpoint, ...rest } = settings.tracing;
+  if (read(settings.tracing.exporter, env, context) === 'none') return { mode: 'off' };
+  const url = read(settings.tracing.tracesEndpoint, env, context) ?? `${read(settings.tracing.endpoint, env, context) ?? DEFAULT_OTLP_ENDPOINT}/v1/traces`;
+  return { mode: 'otlp', url, ...readGroup(rest, env, context) };
+}
+
 function deepFreeze<T>(value: T): T {
   if (typeof value !== 'object' || value === null || Object.isFrozen(value) || value instanceof Map || value instanceof RegExp) return value;
   for (const field of Object.values(value)) deepFreeze(field);
@@ -145,13 +162,14 @@ export function loadConfig(env: Env, plugins: readonly ProviderPlugin[]): Config
   const context: ParseContext = { knownTargets };
   const providers = baseURLs(env, plugins);
   // The metrics settings depend on each other: metrics() reads them.
-  const { metrics: _metrics, ...groups } = settings;
+  const { metrics: _metrics, tracing: _tracing, ...groups } = settings;
   const values = readGroup(groups, env, context);
   const config: Config = {
     ...values,
     limits: limits(values.limits, env),
     state: state(values.state),
     metrics: metrics(env, context, values.server.port),
+    tracing: tracing(env, context),
     providers,
   };
   return deepFreeze(config);

@@ -255,3 +255,14 @@ export function modelMap(name: string, example: string): (raw: string, context: 
     return mappings;
   };
 }
+
+/**
+ * OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT, as OpenTelemetry's GenAI instrumentations
+ * read it (`true`/`false`, or where content goes): whether prompts and answers go on spans.
+ */
+export function contentCapture(raw: string): boolean {
+  const value = raw.trim().toLowerCase();
+  if (value === 'true' || value === 'span_only' || value === 'span_and_event') return true;
+  if (value === 'false' || value === 'no_content' || value === 'event_only') return false;
+  throw new Error(`OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT must be true, false, span_only, span_and_event, event_only or no_content, got ${shown(raw)}`);
+}

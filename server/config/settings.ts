@@ -3,7 +3,9 @@
 // config.timeouts.requestMs, ...). `freeway --help` and docs/configuration.md are made from
 // this table (`npm run docs:config`); a test fails when the doc is stale.
 import {
+  baseURL,
   choice,
+  contentCapture,
   custom,
   decimal,
   DEFAULT_TRUST_PROXY,
@@ -330,6 +332,68 @@ export const settings = {
     }),
     host: host({ env: 'METRICS_HOST', default: '127.0.0.1', doc: 'Address of the `METRICS_PORT` listener (needs `METRICS_PORT`)' }),
   },
+  tracing: {
+    exporter: choice({
+      env: 'OTEL_TRACES_EXPORTER',
+      default: 'none',
+      choices: ['none', 'otlp'],
+      doc: '`otlp` sends OpenTelemetry traces (one span per request, one per upstream attempt) over OTLP/HTTP; `none` sends none and costs nothing ([docs/operations.md](operations.md#traces))',
+    }),
+    endpoint: custom<string | undefined>({
+      env: 'OTEL_EXPORTER_OTLP_ENDPOINT',
+      default: undefined,
+      shownDefault: '`http://localhost:4318`',
+      accepts: '`http://` or `https://` URL',
+      doc: 'The OTLP/HTTP collector; traces go to its `/v1/traces` (read with `OTEL_TRACES_EXPORTER=otlp`)',
+      parse: (raw) => baseURL('OTEL_EXPORTER_OTLP_ENDPOINT', raw),
+    }),
+    tracesEndpoint: custom<string | undefined>({
+      env: 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT',
+      default: undefined,
+      shownDefault: 'unset',
+      accepts: '`http://` or `https://` URL',
+      doc: 'The whole URL traces are sent to, in place of `OTEL_EXPORTER_OTLP_ENDPOINT` and `/v1/traces`',
+      parse: (raw) => baseURL('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', raw),
+    }),
+    protocol: choice({
+      env: 'OTEL_EXPORTER_OTLP_PROTOCOL',
+      default: 'http/protobuf',
+      choices: ['http/protobuf', 'http/json'],
+      doc: 'How spans are encoded on the way to the collector (`grpc` is not offered: every collector, Jaeger and Tempo take OTLP/HTTP)',
+    }),
+    serviceName: custom({
+      env: 'OTEL_SERVICE_NAME',
+      default: 'freeway',
+      accepts: 'text',
+      doc: 'The `service.name` of every span',
+      parse: (raw) => raw.trim() || 'freeway',
+    }),
+    captureContent: custom({
+      env: 'OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT',
+      default: 'false',
+      accepts: '`true`, `false`, `span_only`, `span_and_event`, `event_only`, `no_content`',
+      doc: '`true`, `span_only` or `span_and_event`: the prompt and the answer are recorded on the request span (`gen_ai.input.messages`, `gen_ai.output.messages`), keys and key-shaped text redacted; otherwise never (Freeway records no events)',
+      parse: contentCapture,
+    }),
+    attributeMaxLength: integer({
+      env: 'OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT',
+      default: 16_384,
+      min: 32,
+      doc: 'Longest text attribute of a span (a recorded prompt or answer is cut there)',
+    }),
+    queueMaxSpans: integer({
+      env: 'OTEL_BSP_MAX_QUEUE_SIZE',
+      default: 2048,
+      min: 1,
+      doc: 'Ended spans waiting to be sent, per process; past it new spans are dropped until the collector catches up',
+    }),
+    scheduleDelayMs: integer({
+      env: 'OTEL_BSP_SCHEDULE_DELAY',
+      default: 5000,
+      min: 1,
+      doc: 'The longest an ended span waits before it is sent (in batches of up to 512)',
+    }),
+  },
 };
 
 /** What each group of the table is about, for --help and docs/configuration.md. */
@@ -348,6 +412,7 @@ export const groupTitles: Readonly<Record<keyof typeof settings, string>> = {
   usage: 'Usage per key',
   logging: 'Logging',
   metrics: 'Metrics',
+  tracing: 'Traces (OpenTelemetry)',
 };
 
 /** Settings named after each provider plugin, read apart from the table. */

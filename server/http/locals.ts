@@ -3,6 +3,7 @@
 import type { ErrorBodyFormat } from '../core/errors.ts';
 import type { LogLocals } from './request-log.ts';
 import type { KeySet } from '../core/keys.ts';
+import type { RequestTrace } from '../tracing/index.ts';
 
 declare global {
   namespace Express {
@@ -11,6 +12,8 @@ declare global {
       keys?: KeySet;
       /** How this route's errors look on the wire (Anthropic's on /v1/messages); OpenAI's `errorBody` when unset. */
       errorBody?: ErrorBodyFormat;
+      /** The request's trace, when OTEL_TRACES_EXPORTER turned tracing on (http/tracing.ts). */
+      trace?: RequestTrace;
     }
   }
 }

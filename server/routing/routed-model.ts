@@ -8,6 +8,7 @@ import { estimateInputTokens } from './estimate.ts';
 import type { RoutedPart } from './stream-parts.ts';
 import type { Collected, ModelSource, OpenedStream } from './upstream.ts';
 import type { Failure } from './upstream-errors.ts';
+import type { RequestTrace } from '../tracing/index.ts';
 
 /**
  * A planned request as an AI SDK `LanguageModelV4` (as `wrapLanguageModel` takes
@@ -30,6 +31,8 @@ export interface RoutedRequest {
   readonly maxResponseBytes: number;
   /** The request's conversation (routing/conversation.ts), whose model is kept after the answer. */
   readonly conversation?: string;
+  /** The request's trace, when tracing is on. */
+  readonly trace?: RequestTrace;
   /** X-Freeway-Max-Wait, in ms: the longest the request may be held for a window or a slot; MAX_WAIT_MS when absent. */
   readonly maxWaitMs?: number;
 }
@@ -127,6 +130,7 @@ function routeRequest(options: LanguageModelV4CallOptions, request: RoutedReques
     // The router asks for the input estimate when it first needs it, and keeps it for the rest of the request.
     inputTokens: () => estimateInputTokens(options),
     conversation: request.conversation,
+    trace: request.trace,
     maxWaitMs: request.maxWaitMs,
   };
 }

@@ -9,6 +9,7 @@ import type { KeySet } from '../core/keys.ts';
 import type { LatencyTracker } from './latency.ts';
 import { createLearning, type Learning } from '../models/learning.ts';
 import type { ModelKnowledge } from '../models/model-knowledge.ts';
+import type { AttemptTrace, RequestTrace } from '../tracing/index.ts';
 import { logAttempt, startAttempt, type Attempt, type AttemptLog, type AttemptTimings, type RunningAttempt } from './attempt.ts';
 import { CallerGone, contextTooLong, decide, exhausted, keyName, noFailures, noteFailure, outputCap, type Decision, type Failures } from './failover.ts';
 import { keyFit, newSizeState, refusedForSize, requestTooLarge, type SizeState } from './size-limits.ts';
@@ -58,6 +59,8 @@ export interface RouteRequest {
   readonly inputTokens?: () => number;
   /** The request's conversation (routing/conversation.ts): the model that answers is kept for its next turn. */
   readonly conversation?: string;
+  /** The request's trace, when tracing is on: each attempt gets a span under it. */
+  readonly trace?: RequestTrace;
   /** X-Freeway-Max-Wait: the longest this request may be held for a window or a slot; MAX_WAIT_MS when absent. */
   readonly maxWaitMs?: number;
 }
@@ -177,6 +180,8 @@ interface RouterContext {
 interface StartedAttempt {
   readonly running: RunningAttempt;
   readonly candidate: Candidate;
+  /** The attempt's span, when the request is traced. */
+  readonly traced: AttemptTrace | undefined;
   /** The concurrency slot the attempt holds, given back when it ends. */
   readonly slot?: HeldSlot;
 }
@@ -217,14 +222,14 @@ interface HandedOver<T> extends Answer<T>, StartedAttempt {
 }
 
 /** An attempt that answered: recorded a success, and handed over until `Router.end`. */
-async function succeeded<T>(ctx: RouterContext, run: RunState<T>, { running, candidate, slot }: StartedAttempt, value: T): Promise<Answer<T>> {
+async function succeeded<T>(ctx: RouterContext, run: RunState<T>, { running, candidate, slot, traced }: StartedAttempt, value: T): Promise<Answer<T>> {
   // What is handed over now is a stream the caller reads at its own pace: STREAM_MAX_DURATION_MS bounds it from here.
   running.handOver();
   ctx.usage?.count(candidate.healthId, candidate.model.id, ANSWER_EVENT);
   await ctx.learning.answered(candidate, running.headers());
   // The conversation keeps the model that answered (each answer refreshes it); a store that fails just forgets.
   if (run.conversation !== undefined && ctx.sticky && !run.plan.pinned) ctx.sticky.store.set(run.conversation, candidate.model.id, ctx.sticky.ttlMs).catch(() => {});
-  const handedOver: HandedOver<T> = { value, candidate, attempt: running.attempt, running, run, slot, ended: false };
+  const handedOver: HandedOver<T> = { value, candidate, attempt: running.attempt, running, traced, run, slot, ended: false };
   return handedOver;
 }
 
@@ -233,14 +238,20 @@ async function endAnswer(ctx: RouterContext, answer: Answer<unknown>, ending: En
   const handedOver = answer as HandedOver<unknown>;
   if (handedOver.ended) return undefined;
   handedOver.ended = true;
-  const { running, candidate, run } = handedOver;
+  const { running, candidate, traced, run } = handedOver;
   handedOver.slot?.give();
   if (ending.kind === 'failed') {
     // A failure after the answer was handed over: recorded as any other; nothing more is tried.
-    return (await attemptFailed(ctx, { run, running, candidate, error: ending.error, budgetLowered: false })).failure;
+    const { failure } = await attemptFailed(ctx, { run, running, candidate, traced, error: ending.error, budgetLowered: false });
+    traced?.end({ kind: failure.kind, status: failure.label });
+    return failure;
   }
   running.end(false);
-  if (ending.kind === 'done') ctx.usage?.count(candidate.healthId, candidate.model.id, { kind: 'tokens', input: ending.inputTokens, output: ending.outputTokens });
+  if (ending.kind === 'done') {
+    ctx.usage?.count(candidate.healthId, candidate.model.id, { kind: 'tokens', input: ending.inputTokens, output: ending.outputTokens });
+    traced?.tokens(ending.inputTokens, ending.outputTokens);
+  }
+  traced?.end();
   return undefined;
 }
 
@@ -254,16 +265,22 @@ async function attempt<T>(ctx: RouterContext, run: RunState<T>, candidate: Candi
   const plan = run.plan.keys.get(candidate.model.provider.id) as ProviderKeys;
   const latencyId = poolModelId(plan.poolId, candidate.model.spec.id);
   run.tried += 1;
-  const running = startAttempt({ timings: ctx.timings, callerSignal: run.callerSignal, runStarted: run.started, left: run.deadline - Date.now(), onFirstOutput: (ms) => ctx.latency.observe(latencyId, ms) });
+  const traced = run.trace?.attempt({ provider: candidate.model.provider.id, model: candidate.model.spec.id, keyIndex: candidate.keyPosition, keyCount: candidate.keyCount });
+  const onFirstOutput = (ms: number): void => {
+    ctx.latency.observe(latencyId, ms);
+    traced?.firstOutput(ms);
+  };
+  const running = startAttempt({ timings: ctx.timings, callerSignal: run.callerSignal, runStarted: run.started, left: run.deadline - Date.now(), onFirstOutput });
   ctx.usage?.count(candidate.healthId, candidate.model.id, REQUEST_EVENT);
   try {
     const value = await run.perform(candidate, running.attempt);
     run.attempts.push(logAttempt(candidate, 200, Date.now() - running.started));
-    return await succeeded(ctx, run, { running, candidate, slot }, value);
+    return await succeeded(ctx, run, { running, candidate, slot, traced }, value);
   } catch (error) {
     slot?.give();
-    const failed = await attemptFailed(ctx, { run, running, candidate, error, budgetLowered });
+    const failed = await attemptFailed(ctx, { run, running, candidate, traced, error, budgetLowered });
     run.attempts.push(logAttempt(candidate, failed.failure.label, Date.now() - running.started));
+    traced?.end({ kind: failed.failure.kind, status: failed.failure.label });
     return failed;
   }
 }

@@ -496,3 +496,56 @@ describe('embeddings: BODY_LIMIT bounds the request', function () {
     await expectError(res, 413, 'invalid_request_error', 'Request body larger than 1kb.');
   });
 });
+
+describe('embeddings wait for a resting key within X-Freeway-Max-Wait', function () {
+  let upstream: FakeUpstream;
+  let freeway: RunningFreeway;
+  const mistral = keyHeaders('mistral');
+  const post = (headers: Record<string, string>): Promise<Response> =>
+    fetch(`${freeway.url}/v1/embeddings`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...mistral, ...headers },
+      body: JSON.stringify({ model: 'mistral/mistral-embed', input: ['hello'], encoding_format: 'float' }),
+    });
+
+  before(async function () {
+    upstream = await startUpstream();
+    freeway = await startFreeway({ env: { MISTRAL_BASE_URL: upstream.url, MAX_WAIT_MS: '5000' } });
+  });
+  after(async function () {
+    await freeway.close();
+    await upstream.close();
+  });
+
+  it('a value other than seconds from 0 to MAX_WAIT_MS is a 400 naming the range, with no call', async function () {
+    const response = await post({ 'X-Freeway-Max-Wait': '6' });
+    expect(response.status).to.equal(400);
+    expect(((await response.json()) as { error: unknown }).error).to.deep.equal({
+      message: 'Validation failed: X-Freeway-Max-Wait: must be a number of seconds from 0 to 5 (MAX_WAIT_MS)',
+      type: 'invalid_request_error',
+      code: 400,
+    });
+    expect(upstream.requests).to.have.length(0);
+  });
+
+  it('X-Freeway-Max-Wait: 0 answers a 429 with Retry-After at once; a budget that covers the window waits and answers', async function () {
+    this.timeout(20_000);
+    upstream.handle((_req, res) => json(res, 429, { message: 'Requests rate limit exceeded', request_id: 'x' }, { 'retry-after': '2' }));
+    const refused = await post({ 'X-Freeway-Max-Wait': '0' });
+    expect(refused.status).to.equal(429);
+    expect(refused.headers.get('retry-after')).to.match(/^[12]$/);
+    expect(((await refused.json()) as { error: { type: string } }).error.type).to.equal('rate_limit_error');
+    const calls = upstream.requests.length;
+    // The next call meets the window once more, then the key answers.
+    let rested = false;
+    upstream.handle((req, res) => {
+      if (rested) return openAIEmbeddings(res, req);
+      rested = true;
+      json(res, 429, { message: 'Requests rate limit exceeded', request_id: 'y' }, { 'retry-after': '1' });
+    });
+    const waited = await post({ 'X-Freeway-Max-Wait': '4' });
+    expect(waited.status).to.equal(200);
+    expect(Number(waited.headers.get('x-freeway-waited'))).to.be.within(0.5, 4);
+    expect(upstream.requests.length).to.be.within(calls + 1, calls + 2);
+  });
+});

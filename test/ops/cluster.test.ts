@@ -10,6 +10,7 @@ import { faults } from '../support/faults.ts';
 import { keyHeaders } from '../support/keys.ts';
 import { skipWithoutRedis, startRedis, type RunningRedis } from '../support/redis.ts';
 import { startUpstream, type FakeUpstream } from '../support/upstream.ts';
+import { startOtlpReceiver } from '../support/otlp.ts';
 
 const mainScript = fileURLToPath(new URL('../../server/main.ts', import.meta.url));
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
@@ -361,6 +362,32 @@ describe('WORKERS: Freeway on every core (node:cluster)', function () {
     expect(cluster.lines.find((line) => /^Freeway listening/.test(line.msg))?.msg).to.include(`(${cores} workers;`);
     cluster.proc.kill('SIGTERM');
     expect(await cluster.exited).to.equal(0);
+  });
+
+  it('WORKERS=2 with OTEL_TRACES_EXPORTER=otlp: every worker sends its own spans, and SIGTERM sends what is still pending', async () => {
+    const receiver = await startOtlpReceiver();
+    try {
+      // Spans wait ten minutes for their batch: only the shutdown can send them within the test.
+      const cluster = await startCluster({ WORKERS: '2', OTEL_TRACES_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_BSP_SCHEDULE_DELAY: '600000' });
+      const served = /^POST \/v1\/chat\/completions 200/;
+      const traceIds = new Set<string>();
+      for (let i = 1; i <= 40 && servedBy(cluster, served).size < 2; i++) {
+        const reply = await chat(cluster.url, keyHeaders('groq'));
+        expect(reply.status, reply.body).to.equal(200);
+        traceIds.add(String(reply.headers['x-freeway-trace-id']));
+        await cluster.waitFor(served, i);
+      }
+      expect(servedBy(cluster, served).size, 'both workers served').to.equal(2);
+      expect(receiver.spans).to.deep.equal([]);
+      cluster.proc.kill('SIGTERM');
+      expect(await cluster.exited).to.equal(0);
+      const requests = receiver.spans.filter((span) => span.kind === 2);
+      expect(new Set(requests.map((span) => span.traceId))).to.deep.equal(traceIds);
+      expect(new Set(requests.map((span) => span.resource['process.pid']))).to.deep.equal(new Set(cluster.workerPids()));
+      expect(receiver.spans.filter((span) => span.kind === 3)).to.have.length(traceIds.size);
+    } finally {
+      await receiver.close();
+    }
   });
 
   it('WORKERS=1 (the default) runs no cluster: one process, as before', async () => {

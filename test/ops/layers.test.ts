@@ -13,6 +13,8 @@ import { repoRoot } from '../support/process.ts';
  */
 const layers: ReadonlyArray<readonly [name: string, matches: (path: string) => boolean]> = [
   ['core', (path) => path.startsWith('server/core/') || path.startsWith('server/config/')],
+  // Spans (OpenTelemetry): below every layer that hands a request's trace on; its SDK loads only when tracing is on.
+  ['tracing', (path) => path.startsWith('server/tracing/')],
   ['state', (path) => path.startsWith('server/state/')],
   ['models', (path) => path.startsWith('server/models/')],
   ['routing', (path) => path.startsWith('server/routing/')],
@@ -141,7 +143,7 @@ function pastContract(found: Import, root: string = repoRoot): string | undefine
   return undefined;
 }
 
-describe('layers: imports point one way (core < state < models < routing < http < api < composition root)', () => {
+describe('layers: imports point one way (core < tracing < state < models < routing < http < api < composition root)', () => {
   const server = sourceFiles('server');
   const plugins = [...sourceFiles('providers'), ...sourceFiles('catalog')];
 

@@ -12,6 +12,7 @@ import { providerPlugins } from './plugins.ts';
 import type { Readiness } from '../../server/http/probes.ts';
 import { modelsLiveDefault, quarantineDefault } from './models-live-off.ts';
 import type { ProviderPlugin } from '../../providers/types.ts';
+import { startTracing } from '../../server/tracing/index.ts';
 
 export { providerPlugins };
 
@@ -108,7 +109,9 @@ export async function startFreeway(options: StartOptions = {}): Promise<RunningF
   }
   const logger = createLogger('info', sink);
   const catalog = buildCatalog(loaded);
-  const freeway = createApp({ config, catalog, logger, random: options.random, now: options.now, healthStore: options.healthStore, knowledgeStore: options.knowledgeStore, fetch: options.fetch });
+  // With OTEL_TRACES_EXPORTER=otlp in `env`, as serve.ts starts it; the app sends what is pending on close.
+  const tracing = await startTracing(config.tracing, (message) => logger.warn(message));
+  const freeway = createApp({ config, catalog, logger, random: options.random, now: options.now, healthStore: options.healthStore, knowledgeStore: options.knowledgeStore, fetch: options.fetch, tracing });
   const server = createFreewayServer(freeway.app, config, options.serverTimeouts, freeway.connectionDropped);
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');

@@ -1,23 +1,21 @@
 import type { EmbeddingModelV4 } from '@ai-sdk/provider';
 import type { Request, RequestHandler, Response } from 'express';
 import type { Catalog, CatalogModel } from '../../../catalog/catalog.ts';
-import type { ShutdownGate } from '../../http/shutdown.ts';
 import { lookUpModel } from '../lookup.ts';
-import { runWholeCall } from '../whole-call.ts';
+import { runWholeCall, type WholeCallDeps } from '../whole-call.ts';
 import { checkForModels, parseEmbeddingsRequest, type EmbeddingsRequest } from './request.ts';
-import { beginCall, type AttemptControl, type Candidate, type Router } from '../../routing/index.ts';
+import { beginCall, type AttemptControl, type Candidate } from '../../routing/index.ts';
 import { authHeadersFor, type KeyReader, type KeySet } from '../../core/keys.ts';
 
 export type EmbeddingModelSource = (model: CatalogModel) => Promise<EmbeddingModelV4>;
 
-export interface EmbeddingsDeps {
+/** With the router, the shutdown gate and MAX_WAIT_MS of every call routed whole. */
+export interface EmbeddingsDeps extends WholeCallDeps {
   readonly catalog: Catalog;
   readonly readKeys: KeyReader;
-  readonly router: Router;
   readonly models: EmbeddingModelSource;
   /** EMBEDDINGS_MAX_INPUTS */
   readonly maxInputs: number;
-  readonly shutdown: ShutdownGate;
   /** The rate limit's client, for the listings a pinned live model may start (LISTINGS_PER_MINUTE). */
   readonly clientOf?: (req: Request) => string;
 }
@@ -106,6 +104,7 @@ export interface EmbeddingsCall {
  * the caller went away.
  */
 export async function routeEmbeddings(deps: EmbeddingsDeps, { req, res, request, keys }: EmbeddingsCall): Promise<{ value: Embedded; model: CatalogModel } | undefined> {
+  res.locals.trace?.requested({ operation: 'embeddings', model: request.model, stream: false });
   // A pinned embedding model the plugin does not declare is served when a live list of the request's keys holds it.
   const findLive = (target: string) => deps.router.findLive(target, keys, () => deps.clientOf?.(req) ?? '', 'embedding');
   const entry = await lookUpModel({ catalog: deps.catalog, target: request.model, kind: 'embedding', findLive });

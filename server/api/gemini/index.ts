@@ -60,6 +60,7 @@ function parseCountTokens(body: unknown, req: Request): GeminiRequest {
 /** Gemini's generateContent, streamGenerateContent and countTokens: the path names the model and whether (and how) to stream. */
 export function geminiApi(options: ClientApiOptions): ClientApi<GeminiRequest> {
   return {
+    operation: 'generate_content',
     parse: (body, req) => parseGeminiRequest(body, generateTarget(req), options.hostedTools),
     model: (request) => request.model,
     resolveModel: modelResolver(options),

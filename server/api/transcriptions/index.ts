@@ -3,22 +3,20 @@ import { UnsupportedFunctionalityError } from '@ai-sdk/provider';
 import type { Request, RequestHandler, Response } from 'express';
 import type { Catalog, CatalogModel } from '../../../catalog/catalog.ts';
 import type { MultipartBody } from '../../http/multipart-body.ts';
-import type { ShutdownGate } from '../../http/shutdown.ts';
 import { lookUpModel } from '../lookup.ts';
-import { runWholeCall } from '../whole-call.ts';
+import { runWholeCall, type WholeCallDeps } from '../whole-call.ts';
 import { parseTranscriptionRequest, type TranscriptionRequest } from './request.ts';
 import { renderTranscript, type Transcript } from './response.ts';
-import { beginCall, type AttemptControl, type Candidate, type Router } from '../../routing/index.ts';
+import { beginCall, type AttemptControl, type Candidate } from '../../routing/index.ts';
 import { authHeadersFor, type KeyReader } from '../../core/keys.ts';
 
 export type TranscriptionModelSource = (model: CatalogModel) => Promise<TranscriptionModelV4>;
 
-export interface TranscriptionsDeps {
+/** With the router, the shutdown gate and MAX_WAIT_MS of every call routed whole. */
+export interface TranscriptionsDeps extends WholeCallDeps {
   readonly catalog: Catalog;
   readonly readKeys: KeyReader;
-  readonly router: Router;
   readonly models: TranscriptionModelSource;
-  readonly shutdown: ShutdownGate;
 }
 
 /** One attempt: the whole file to one deployment; the router fails over to the next of the same family. */
@@ -54,6 +52,7 @@ export function transcriptionsRoute(deps: TranscriptionsDeps): RequestHandler {
     const keys = readKeys(req.headers);
     res.locals.keys = keys;
     const request = parseTranscriptionRequest(req.body as MultipartBody);
+    res.locals.trace?.requested({ operation: 'transcription', model: request.model, stream: false });
     const entry = await lookUpModel({ catalog, target: request.model, kind: 'transcription' });
     const done = await runWholeCall(res, deps, { entry, keys, attempt: (candidate, control) => transcribe(request, models, candidate, control) });
     if (!done) return;
