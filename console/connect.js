@@ -2,7 +2,7 @@
 // Connect: this Freeway's base URL and set-ups for the clients people point at it, with the key
 // headers as environment-variable placeholders (the keys themselves only when asked). The recipes are
 // those of the README, docs/clients.md and docs/messages.md; docs/console.md cites the Gemini CLI's.
-import { ANONYMOUS, currentKeys } from './keys.js';
+import { ANONYMOUS, KEYLESS_HEADER, currentKeys, keylessOn } from './keys.js';
 import { byId, buttonById, copyButton, el, inputById, onChange, selectById, shellQuote, state } from './shared.js';
 
 /**
@@ -169,21 +169,28 @@ function localOnly(origin) {
 
 /**
  * The key headers of the keys entered (those the server refused left out), as placeholders unless
- * `withKeys`; `anonymous` is no secret and is always written out. With no key, Groq's header as an example.
+ * `withKeys`; `anonymous` and `X-Freeway-Keyless: on` are no secret and are always written out. With no key
+ * and no keyless calls, Groq's header as an example.
  * @param {boolean} withKeys @returns {{ headers: HeaderValue[], example: boolean }}
  */
 export function setupHeaders(withKeys) {
   const keys = currentKeys();
   const entered = state.providers.filter((provider) => keys[provider.id] !== undefined && !state.refused.has(provider.id));
+  /** @type {HeaderValue[]} */
+  const keyless = keylessOn() ? [{ header: KEYLESS_HEADER, env: '', key: 'on', literal: true }] : [];
+  if (entered.length === 0 && keyless.length > 0) return { headers: keyless, example: false };
   if (entered.length === 0) {
     const example = state.providers.find((provider) => provider.id === 'groq') ?? state.providers[0];
     return { headers: example ? [{ header: example.header, env: envName(example.id), key: '', literal: false }] : [], example: true };
   }
   return {
-    headers: entered.map((provider) => {
-      const key = keys[provider.id] ?? '';
-      return { header: provider.header, env: envName(provider.id), key, literal: withKeys || key === ANONYMOUS };
-    }),
+    headers: [
+      ...keyless,
+      ...entered.map((provider) => {
+        const key = keys[provider.id] ?? '';
+        return { header: provider.header, env: envName(provider.id), key, literal: withKeys || key === ANONYMOUS };
+      }),
+    ],
     example: false,
   };
 }

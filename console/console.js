@@ -4,7 +4,7 @@
 // the page only as X-<Provider>-Key headers of requests to this origin.
 import { wireConnect } from './connect.js';
 import { wireHealth } from './health.js';
-import { currentKeys, refreshStates, renderKeyFields, renderKeyStates, wireKeys } from './keys.js';
+import { currentKeys, refreshStates, renderKeyFields, renderKeyStates, renderModelCounts, wireKeys } from './keys.js';
 import { loadModels, wireModels } from './models.js';
 import { wirePlayground } from './playground.js';
 import { byId, errorMessage, freeway, messageOf, onChange, state } from './shared.js';
@@ -17,6 +17,7 @@ async function start() {
   state.providers = (await response.json()).data;
   renderKeyFields();
   onChange('states', renderKeyStates);
+  onChange('models', renderModelCounts);
   wireKeys({ afterCheck: loadModels });
   wireConnect();
   wireModels();

@@ -1,12 +1,15 @@
 // @ts-check
 // The keys: one field per provider, kept in sessionStorage (localStorage too only when the person
 // asks), checked with GET /v1/providers, each key's state said in words with what to do.
-import { announce, byId, clockIn, counted, el, errorMessage, freeway, inputById, listed, messageOf, state } from './shared.js';
+import { announce, byId, clockIn, counted, el, errorMessage, freeway, inputById, isChatModel, listed, messageOf, state } from './shared.js';
 
 /** @typedef {import('./shared.js').Provider} Provider @typedef {import('./shared.js').KeyEntry} KeyEntry */
 
 const STORE_KEY = 'freeway.keys';
 const REMEMBER_KEY = 'freeway.remember';
+const KEYLESS_KEY = 'freeway.keyless';
+/** The header that asks every provider with calls without a key for them. */
+export const KEYLESS_HEADER = 'X-Freeway-Keyless';
 /** The value that asks for a provider's calls without a key. */
 export const ANONYMOUS = 'anonymous';
 const FREE_TIERS = ['free', 'free with limits'];
@@ -46,14 +49,28 @@ export function currentKeys() {
   return keys;
 }
 
+/** Whether "Try without a key" is on: every request then asks the keyless providers too. */
+export function keylessOn() {
+  const box = document.getElementById('try-keyless');
+  return box instanceof HTMLInputElement && box.checked;
+}
+
+/** The providers requests go to: those with a key entered, and with "Try without a key" those that take calls without one. */
+export function usedProviders() {
+  const used = new Set(Object.keys(currentKeys()));
+  if (keylessOn()) for (const provider of state.providers) if (provider.anonymous) used.add(provider.id);
+  return used;
+}
+
 /**
  * The headers that carry the keys, to this origin only: one per provider with a key, less the
- * headers the server refused (which would make every request a 400).
+ * headers the server refused (which would make every request a 400), and X-Freeway-Keyless: on
+ * when "Try without a key" is on.
  * @returns {Record<string, string>}
  */
 export function keyHeaders() {
   /** @type {Record<string, string>} */
-  const headers = {};
+  const headers = keylessOn() ? { [KEYLESS_HEADER]: 'on' } : {};
   const keys = currentKeys();
   for (const provider of state.providers) {
     const key = keys[provider.id];
@@ -66,6 +83,8 @@ function saveKeys() {
   const text = JSON.stringify(currentKeys());
   try {
     sessionStorage.setItem(STORE_KEY, text);
+    if (keylessOn()) sessionStorage.setItem(KEYLESS_KEY, '1');
+    else sessionStorage.removeItem(KEYLESS_KEY);
     if (inputById('remember').checked) {
       localStorage.setItem(REMEMBER_KEY, '1');
       localStorage.setItem(STORE_KEY, text);
@@ -88,6 +107,12 @@ function forgetKeys() {
   }
   for (const provider of state.providers) inputById(`key-${provider.id}`).value = '';
   inputById('remember').checked = false;
+  inputById('try-keyless').checked = false;
+  try {
+    sessionStorage.removeItem(KEYLESS_KEY);
+  } catch {
+    // nothing stored
+  }
   state.keyStates = new Map();
   state.refused = new Map();
   announce('keys');
@@ -120,10 +145,13 @@ function renderStartHere() {
   );
 }
 
+/** What a field says of a key whose form its provider does not document. */
+const ANY_FORM = 'not documented by the provider: any value is accepted';
+
 /** @param {Provider} provider @param {string} value */
 function formatNote(provider, value) {
   const hint = provider.keyHint;
-  if (!hint) return '';
+  if (!hint) return `Format: ${ANY_FORM}.`;
   const start = hint.endsWith('…') ? hint.slice(0, -1) : '';
   const keys = value.split(',').map((key) => key.trim()).filter((key) => key !== '' && key !== ANONYMOUS);
   if (start !== '' && keys.some((key) => !key.startsWith(start))) return `${provider.name} keys start with ${start}: is this the right field?`;
@@ -153,7 +181,7 @@ function keyCard(provider, saved) {
     type: 'password',
     autocomplete: 'off',
     spellcheck: 'false',
-    placeholder: provider.keyHint ?? undefined,
+    placeholder: provider.keyHint ?? 'the key as the provider shows it',
     'aria-describedby': `${id}-hint ${id}-state`,
   });
   field.value = saved;
@@ -167,10 +195,28 @@ function keyCard(provider, saved) {
     el('label', { for: id, text: `${provider.name} key` }),
     field,
     el('p', { id: `${id}-hint`, class: 'key-hint', text: formatNote(provider, saved) }),
-    el('p', { class: 'key-info' }, link, ` · ${provider.tier}${card} · ${counted(provider.models, 'model')}`),
+    el('p', { class: 'key-info' }, link, ` · ${provider.tier}${card} · `, el('span', { id: `${id}-count`, text: modelCount(provider) })),
     anonymousOffer(provider),
     el('div', { id: `${id}-state`, class: 'key-state' }),
   );
+}
+
+/**
+ * The card's model count: the chat models the Models view lists for the provider (not deprecated, usable
+ * with the keys entered, or with any key before one is), one number in both places.
+ * @param {Provider} provider
+ */
+function modelCount(provider) {
+  const models = state.models.filter((model) => model.owned_by === provider.id && isChatModel(model) && model.available !== false);
+  return state.models.length === 0 ? '' : counted(models.length, 'chat model');
+}
+
+/** The cards' counts, when the models were read again. */
+export function renderModelCounts() {
+  for (const provider of state.providers) {
+    const count = document.getElementById(`key-${provider.id}-count`);
+    if (count) count.textContent = modelCount(provider);
+  }
 }
 
 /** A field changed: what was known of its old key no longer holds. @param {Provider} provider */
@@ -187,6 +233,23 @@ function keyEdited(provider) {
 /** @param {Provider} provider: free tiers, and providers that take calls without a key, come first. */
 const shownFirst = (provider) => isFree(provider) || Boolean(provider.anonymous);
 
+/** "Try without a key": the providers that answer without one, each with its limits and what it does with prompts. */
+function renderKeylessOffer() {
+  const keyless = state.providers.filter((provider) => provider.anonymous);
+  const offer = byId('keyless');
+  offer.hidden = keyless.length === 0;
+  byId('keyless-notes').replaceChildren(
+    ...keyless.map((provider) => el('li', {}, el('strong', { text: `${provider.name}: ` }), `${provider.anonymous?.privacy}. Limits: ${provider.anonymous?.limits}.`)),
+  );
+  let on = false;
+  try {
+    on = sessionStorage.getItem(KEYLESS_KEY) === '1';
+  } catch {
+    on = false;
+  }
+  inputById('try-keyless').checked = on && keyless.length > 0;
+}
+
 /** One card per provider: the free ones first, the others (paid, credits) behind a disclosure. */
 export function renderKeyFields() {
   const saved = loadKeys();
@@ -200,6 +263,7 @@ export function renderKeyFields() {
   more.open = others.some((provider) => savedOf(provider) !== '');
   inputById('remember').checked = remembered();
   renderStartHere();
+  renderKeylessOffer();
 }
 
 // --- Key states in words --------------------------------------------------------------------
@@ -355,5 +419,9 @@ export function wireKeys(hooks) {
   const status = byId('keys-status');
   byId('check-keys').addEventListener('click', () => checkKeys(hooks.afterCheck).catch((error) => (status.textContent = `The check failed: ${messageOf(error)}`)));
   byId('remember').addEventListener('change', saveKeys);
+  byId('try-keyless').addEventListener('change', () => {
+    saveKeys();
+    announce('keys');
+  });
   byId('forget-keys').addEventListener('click', forgetKeys);
 }

@@ -1,17 +1,17 @@
 // @ts-check
 // The models the keys can use now (GET /v1/models with the key headers): the table, and the list
 // the playground's picker is made from.
-import { currentKeys, keyHeaders } from './keys.js';
-import { announce, byId, counted, el, errorMessage, freeway, messageOf, onChange, selectById, state } from './shared.js';
+import { keyHeaders, usedProviders } from './keys.js';
+import { announce, byId, counted, el, errorMessage, freeway, isChatModel, messageOf, onChange, selectById, state } from './shared.js';
 
 /** @typedef {import('./shared.js').Model} Model */
 
+/** How long the key fields must stay still before the models are asked for again. */
+const KEYS_SETTLE_MS = 400;
+
 const CAPABILITIES = ['fast', 'reasoning', 'long-context', 'vision', 'tool-use', 'pdf'];
 
-/** A chat model of a provider (not an alias, an embedding or a transcription model). @param {Model} model */
-export function isChatModel(model) {
-  return model.owned_by !== 'freeway' && !model.deprecated && !model.capabilities.includes('embedding') && !model.capabilities.includes('transcription') && (model.kind ?? 'chat') === 'chat';
-}
+export { isChatModel };
 
 /** `quality 71` when the model carries a quality figure. @param {Model} model */
 export function qualityText(model) {
@@ -28,7 +28,7 @@ function renderModels() {
   const alias = selectById('alias-filter').value;
   const capability = selectById('capability-filter').value;
   const aliasCapability = alias === '' || alias === 'free:auto' ? '' : alias.slice('free:'.length);
-  const keyed = new Set(Object.keys(currentKeys()));
+  const keyed = usedProviders();
   const rows = state.models.filter(
     (model) =>
       isChatModel(model) &&
@@ -53,7 +53,7 @@ function renderModels() {
       ),
     ),
   );
-  byId('models-status').textContent = keyed.size === 0 ? 'Enter a key to see the models it can use.' : `${counted(rows.length, 'model')}.`;
+  byId('models-status').textContent = keyed.size === 0 ? 'Enter a key (or tick Try without a key) to see the models it can use.' : `${counted(rows.length, 'model')}.`;
 }
 
 /** Reads the models the keys can use, for the table and the playground's picker. */
@@ -79,4 +79,11 @@ export function wireModels() {
   byId('capability-filter').addEventListener('change', renderModels);
   onChange('models', renderModels);
   onChange('states', renderModels);
+  // The view follows the keys in the fields: a key typed (or removed) asks for the models again, once typing pauses.
+  /** @type {ReturnType<typeof setTimeout> | undefined} */
+  let pending;
+  onChange('keys', () => {
+    clearTimeout(pending);
+    pending = setTimeout(() => loadModels().catch((error) => (status.textContent = `The request failed: ${messageOf(error)}`)), KEYS_SETTLE_MS);
+  });
 }

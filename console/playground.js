@@ -3,7 +3,7 @@
 // person picks, streamed, each answer with its provider, model, attempts, times and tokens.
 import { CLIENT_APIS, readEvents } from './apis.js';
 import { curlHeaders, setupHeaders } from './connect.js';
-import { currentKeys, keyHeaders, refreshStates } from './keys.js';
+import { keyHeaders, refreshStates, usedProviders } from './keys.js';
 import { isChatModel, qualityText } from './models.js';
 import { byId, buttonById, copyButton, counted, el, errorMessage, freeway, inputById, messageOf, onChange, selectById, shellQuote, state, textAreaById } from './shared.js';
 
@@ -34,7 +34,7 @@ const usageText = (usage) => `${usage.input} in, ${usage.output} out, ${usage.to
 function renderPicker() {
   const picker = selectById('model');
   const chosen = picker.value || 'free:auto';
-  const keyed = new Set(Object.keys(currentKeys()));
+  const keyed = usedProviders();
   const chats = (/** @type {import('./shared.js').Model} */ model) => !model.capabilities.includes('embedding') && !model.capabilities.includes('transcription');
   const aliases = el('optgroup', { label: 'Aliases' }, ...state.models.filter((model) => model.owned_by === 'freeway' && chats(model)).map((alias) => el('option', { value: alias.id, text: alias.id })));
   const groups = state.providers

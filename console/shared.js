@@ -201,3 +201,8 @@ export function copyButton(button, status, text) {
 export function shellQuote(text) {
   return `'${text.replaceAll("'", "'\\''")}'`;
 }
+
+/** A chat model of a provider (not an alias, an embedding or a transcription model). @param {Model} model */
+export function isChatModel(model) {
+  return model.owned_by !== 'freeway' && !model.deprecated && !model.capabilities.includes('embedding') && !model.capabilities.includes('transcription') && (model.kind ?? 'chat') === 'chat';
+}

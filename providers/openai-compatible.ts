@@ -1,6 +1,6 @@
 import type { OpenAICompatibleProviderSettings } from '@ai-sdk/openai-compatible';
 import type { EmbeddingModelV4, LanguageModelV4 } from '@ai-sdk/provider';
-import type { ListedModel, ModelFactoryOptions, ModelListing } from './types.ts';
+import type { Capability, ListedModel, ModelFactoryOptions, ModelListing } from './types.ts';
 import { listingEntries } from './listing-entries.ts';
 
 // Token log probabilities in OpenAI's format, read by the chat API's encoders: part of the contract (request-extras.ts).
@@ -94,6 +94,48 @@ export function listedWithLimits(id: string, free: boolean, limits: { readonly c
     kind: kindFromId(id),
     free,
     ...(contextWindow === undefined ? {} : { contextWindow, capabilities: contextWindow >= LONG_CONTEXT_TOKENS ? ['long-context'] : [] }),
+    ...(maxOutputTokens === undefined ? {} : { maxOutputTokens }),
+  };
+}
+
+/** Content-safety classifiers OpenRouter-style lists carry among their text models (nvidia/nemotron-3.5-content-safety:free). */
+const safetyClassifier = /content-safety|safeguard/;
+
+/**
+ * Free as an OpenRouter-style list shows it: a `:free` variant, or every price of the entry "0" (a router such as
+ * openrouter/auto has "-1" prices, which are not zero; a missing or empty pricing object is not free).
+ */
+function isFreeEntry(id: string, pricing: unknown): boolean {
+  if (id.endsWith(':free')) return true;
+  if (pricing === null || typeof pricing !== 'object') return false;
+  const prices = Object.values(pricing);
+  return prices.length > 0 && prices.every((price) => price === '0' || price === 0);
+}
+
+/**
+ * One entry of an OpenRouter-style model list (https://openrouter.ai/docs/api-reference/models/get-models, which
+ * gateways built on OpenRouter, such as Kilo's, answer in the same shape): `context_length`,
+ * `architecture.input_modalities` / `output_modalities`, `supported_parameters`, `top_provider.max_completion_tokens`.
+ */
+export function openRouterStyleModel(entry: OpenAIModelEntry): ListedModel {
+  const architecture = (entry.architecture ?? {}) as { input_modalities?: unknown; output_modalities?: unknown };
+  const outputs = Array.isArray(architecture.output_modalities) ? architecture.output_modalities : ['text'];
+  const inputs = Array.isArray(architecture.input_modalities) ? architecture.input_modalities : [];
+  const parameters = Array.isArray(entry.supported_parameters) ? entry.supported_parameters : [];
+  const kind = !outputs.includes('text') || safetyClassifier.test(entry.id) ? 'other' : kindFromId(entry.id);
+  const contextWindow = tokenCount(entry.context_length);
+  const maxOutputTokens = tokenCount((entry.top_provider as { max_completion_tokens?: unknown } | null | undefined)?.max_completion_tokens);
+  const capabilities: Capability[] = [];
+  if (inputs.includes('image')) capabilities.push('vision');
+  if (parameters.includes('tools')) capabilities.push('tool-use');
+  if (parameters.includes('reasoning')) capabilities.push('reasoning');
+  if (contextWindow !== undefined && contextWindow >= LONG_CONTEXT_TOKENS) capabilities.push('long-context');
+  return {
+    id: entry.id,
+    kind,
+    free: isFreeEntry(entry.id, entry.pricing),
+    ...(contextWindow === undefined ? {} : { contextWindow }),
+    capabilities,
     ...(maxOutputTokens === undefined ? {} : { maxOutputTokens }),
   };
 }

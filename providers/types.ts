@@ -318,6 +318,11 @@ export interface ModelListing {
   readonly url: (baseURL: string, key: string, page?: string) => string;
   /** Reads one page; throws when the body is not the documented shape. */
   readonly read: (body: unknown) => ListingPage;
+  /**
+   * The provider documents that the listing answers without a key and shows what calls without a key
+   * can reach: calls without a key (`anonymous`) then follow it too, asked with no credential.
+   */
+  readonly keyless?: boolean;
 }
 
 /** A documented call that needs a valid key and costs no chat quota, for checking keys. */

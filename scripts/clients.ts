@@ -12,10 +12,15 @@
  * once the tool's output with the nonce came back. A client passes when it prints
  * that answer. Gemini CLI runs twice: with a Groq key in its custom headers
  * (`gemini`), and with only a Google key as its GEMINI_API_KEY (`gemini-google`).
+ * Then each of the four runs again with no provider key at all, only
+ * `X-Freeway-Keyless: on` in its custom-header setting (`codex-keyless`,
+ * `claude-keyless`, `opencode-keyless`, `gemini-keyless`), against fake keyless
+ * providers (Kilo's and OVHcloud's) that refuse any Authorization header and
+ * enforce their documented per-address limits.
  * Each run is bounded (CLIENT_TIMEOUT_MS, 180 s) and the script stops itself.
  *
  *   npm run clients                 # all of them
- *   npm run clients -- codex        # some of them: codex, claude, opencode, gemini, gemini-google
+ *   npm run clients -- codex        # some of them: codex, claude, opencode, gemini, gemini-google, and each's -keyless
  *   CLIENTS_DIR=/path npm run clients   # where the CLIs are installed (default node_modules/.cache/freeway-clients)
  */
 import { execFile, spawn } from 'node:child_process';
@@ -28,6 +33,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { startFreeway, type RunningFreeway } from '../test/support/freeway.ts';
+import { pinnedClients } from './client-versions.ts';
 import { openAISSE, startUpstream, usage, type SeenRequest } from '../test/support/upstream.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -36,7 +42,7 @@ const timeoutMs = Number(process.env.CLIENT_TIMEOUT_MS ?? 180_000);
 const run = promisify(execFile);
 
 /** The versions this script was last run with (docs/clients.md quotes the results); `CLIENT_VERSIONS=latest` takes the newest. */
-const pinned: Readonly<Record<string, string>> = { '@openai/codex': '0.169.0', '@anthropic-ai/claude-code': '2.1.197', 'opencode-ai': '1.18.33', '@google/gemini-cli': '0.61.0' };
+const pinned = pinnedClients;
 
 /** A Cerebras-shaped key: the fake provider ignores it, Freeway only needs one. */
 const cerebrasKey = 'csk-clients0000000000000000000000000000000000000000';
@@ -51,12 +57,57 @@ const GROQ_DEVELOPER_TPM = '250000';
 /** A Google-shaped key (Freeway's Google pattern, AIza...), for the run with GEMINI_API_KEY alone. */
 const googleKey = 'AIzaClients000000000000000000000000000000';
 
+/** `key`: a provider key in the client's custom headers; `keyless`: only X-Freeway-Keyless: on. */
+type Access = 'key' | 'keyless';
+
 interface Client {
-  readonly id: 'codex' | 'claude' | 'opencode' | 'gemini' | 'gemini-google';
+  readonly id: string;
   readonly pkg: string;
   readonly bin: string;
+  readonly access: Access;
   /** Writes the client's configuration under `home` and returns how to run `prompt`. */
   prepare(home: string, freeway: RunningFreeway, prompt: string): Promise<{ args: string[]; env: Record<string, string>; cwd: string }>;
+}
+
+/** The header of a keyless run, as each client's custom-header setting carries it. */
+const KEYLESS_HEADER = 'X-Freeway-Keyless';
+
+/**
+ * The documented per-address limits of the keyless providers the fake plays: Kilo's 200 requests an hour
+ * (kilo.ai/docs/gateway/authentication) and OVHcloud's 2 a minute per model (its getting-started guide).
+ */
+const keylessLimits: Readonly<Record<string, { readonly limit: number; readonly windowMs: number; readonly perModel: boolean }>> = {
+  kilo: { limit: 200, windowMs: 3_600_000, perModel: false },
+  ovhcloud: { limit: 2, windowMs: 60_000, perModel: true },
+};
+
+/**
+ * Fake keyless providers under `/<id>/`: a call with any Authorization header is a 401 (a keyless call
+ * carries none), a call past the provider's per-address limit a 429 (every call comes from this machine's
+ * one address), Kilo's paid models a 401; the rest is the fake provider's round trip.
+ */
+function keylessProviders(inner: (req: SeenRequest, res: ServerResponse) => void) {
+  const seen = new Map<string, number[]>();
+  return (req: SeenRequest, res: ServerResponse): void => {
+    const [, provider = '', ...rest] = req.path.split('/');
+    const limits = keylessLimits[provider];
+    const refuse = (status: number, message: string): void => {
+      res.writeHead(status, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: { message, code: status } }));
+    };
+    if (!limits) return refuse(404, `no keyless provider at /${provider}`);
+    if (req.headers.authorization !== undefined) return refuse(401, 'a keyless call carries no Authorization header');
+    if (req.method === 'GET') return refuse(404, `/${rest.join('/')}`);
+    const model = String(req.body?.model ?? '');
+    if (provider === 'kilo' && !model.endsWith(':free')) return refuse(401, 'Unauthenticated access is for free models only');
+    const bucket = limits.perModel ? `${provider}|${model}` : provider;
+    const now = Date.now();
+    const recent = (seen.get(bucket) ?? []).filter((at) => at > now - limits.windowMs);
+    if (recent.length >= limits.limit) return refuse(429, 'Too many requests from this address');
+    recent.push(now);
+    seen.set(bucket, recent);
+    inner(req, res);
+  };
 }
 
 /*
@@ -174,13 +225,15 @@ async function workDir(home: string): Promise<string> {
   return cwd;
 }
 
-const clients: readonly Client[] = [
-  {
-    id: 'codex',
+/** Codex as docs/clients.md sets it up: config.toml with Freeway's address; the key from the environment, or the keyless header as a literal. */
+function codex(access: Access): Client {
+  return {
+    id: access === 'key' ? 'codex' : 'codex-keyless',
     pkg: '@openai/codex',
     bin: 'codex',
+    access,
     async prepare(home, freeway, prompt) {
-      // docs/clients.md's config.toml, with Freeway's address.
+      const headers = access === 'key' ? 'env_http_headers = { "X-Cerebras-Key" = "CEREBRAS_API_KEY" }' : `http_headers = { "${KEYLESS_HEADER}" = "on" }`;
       await writeFile(
         join(home, 'config.toml'),
         `model = "free:tool-use"
@@ -190,17 +243,21 @@ model_provider = "freeway"
 name = "Freeway"
 base_url = "${freeway.url}/v1"
 wire_api = "responses"
-env_http_headers = { "X-Cerebras-Key" = "CEREBRAS_API_KEY" }
+${headers}
 `,
       );
       const cwd = await workDir(home);
-      return { args: ['exec', '--skip-git-repo-check', prompt], env: { CODEX_HOME: home, CEREBRAS_API_KEY: cerebrasKey }, cwd };
+      return { args: ['exec', '--skip-git-repo-check', prompt], env: { CODEX_HOME: home, ...(access === 'key' ? { CEREBRAS_API_KEY: cerebrasKey } : {}) }, cwd };
     },
-  },
-  {
-    id: 'claude',
+  };
+}
+
+function claude(access: Access): Client {
+  return {
+    id: access === 'key' ? 'claude' : 'claude-keyless',
     pkg: '@anthropic-ai/claude-code',
     bin: 'claude',
+    access,
     async prepare(home, freeway, prompt) {
       const cwd = await workDir(home);
       return {
@@ -209,17 +266,21 @@ env_http_headers = { "X-Cerebras-Key" = "CEREBRAS_API_KEY" }
           HOME: home,
           ANTHROPIC_BASE_URL: freeway.url,
           ANTHROPIC_AUTH_TOKEN: 'unused',
-          ANTHROPIC_CUSTOM_HEADERS: `X-Cerebras-Key: ${cerebrasKey}`,
+          ANTHROPIC_CUSTOM_HEADERS: access === 'key' ? `X-Cerebras-Key: ${cerebrasKey}` : `${KEYLESS_HEADER}: on`,
           CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
         },
         cwd,
       };
     },
-  },
-  {
-    id: 'opencode',
+  };
+}
+
+function opencode(access: Access): Client {
+  return {
+    id: access === 'key' ? 'opencode' : 'opencode-keyless',
     pkg: 'opencode-ai',
     bin: 'opencode',
+    access,
     async prepare(home, freeway, prompt) {
       const cwd = await workDir(home);
       const config = {
@@ -228,7 +289,7 @@ env_http_headers = { "X-Cerebras-Key" = "CEREBRAS_API_KEY" }
           freeway: {
             npm: '@ai-sdk/openai-compatible',
             name: 'Freeway',
-            options: { baseURL: `${freeway.url}/v1`, apiKey: 'unused', headers: { 'X-Cerebras-Key': '{env:CEREBRAS_API_KEY}' } },
+            options: { baseURL: `${freeway.url}/v1`, apiKey: 'unused', headers: access === 'key' ? { 'X-Cerebras-Key': '{env:CEREBRAS_API_KEY}' } : { [KEYLESS_HEADER]: 'on' } },
             models: { 'free:tool-use': { name: 'Freeway free:tool-use' } },
           },
         },
@@ -237,21 +298,30 @@ env_http_headers = { "X-Cerebras-Key" = "CEREBRAS_API_KEY" }
         permission: { bash: 'allow' },
       };
       await writeFile(join(cwd, 'opencode.json'), JSON.stringify(config, null, 2));
-      return { args: ['run', prompt], env: { CEREBRAS_API_KEY: cerebrasKey, HOME: home, XDG_CONFIG_HOME: join(home, '.config'), XDG_DATA_HOME: join(home, '.local/share'), XDG_CACHE_HOME: join(home, '.cache') }, cwd };
+      const keys: Record<string, string> = access === 'key' ? { CEREBRAS_API_KEY: cerebrasKey } : {};
+      return { args: ['run', prompt], env: { ...keys, HOME: home, XDG_CONFIG_HOME: join(home, '.config'), XDG_DATA_HOME: join(home, '.local/share'), XDG_CACHE_HOME: join(home, '.cache') }, cwd };
     },
-  },
-  {
-    id: 'gemini',
-    pkg: '@google/gemini-cli',
-    bin: 'gemini',
-    prepare: (home, freeway, prompt) => prepareGemini(home, freeway, prompt, { GEMINI_API_KEY: 'freeway', GEMINI_CLI_CUSTOM_HEADERS: `X-Groq-Key: ${groqKey}` }),
-  },
-  {
-    id: 'gemini-google',
-    pkg: '@google/gemini-cli',
-    bin: 'gemini',
-    prepare: (home, freeway, prompt) => prepareGemini(home, freeway, prompt, { GEMINI_API_KEY: googleKey }),
-  },
+  };
+}
+
+const gemini = (id: string, access: Access, keys: Record<string, string>): Client => ({
+  id,
+  pkg: '@google/gemini-cli',
+  bin: 'gemini',
+  access,
+  prepare: (home, freeway, prompt) => prepareGemini(home, freeway, prompt, keys),
+});
+
+const clients: readonly Client[] = [
+  codex('key'),
+  claude('key'),
+  opencode('key'),
+  gemini('gemini', 'key', { GEMINI_API_KEY: 'freeway', GEMINI_CLI_CUSTOM_HEADERS: `X-Groq-Key: ${groqKey}` }),
+  gemini('gemini-google', 'key', { GEMINI_API_KEY: googleKey }),
+  codex('keyless'),
+  claude('keyless'),
+  opencode('keyless'),
+  gemini('gemini-keyless', 'keyless', { GEMINI_API_KEY: 'freeway', GEMINI_CLI_CUSTOM_HEADERS: `${KEYLESS_HEADER}: on` }),
 ];
 
 /**
@@ -315,14 +385,19 @@ function runClient(bin: string, args: string[], env: Record<string, string>, cwd
 async function main(): Promise<void> {
   const wanted = process.argv.slice(2);
   const chosen = wanted.length === 0 ? clients : clients.filter((client) => wanted.includes(client.id));
-  if (chosen.length === 0) throw new Error(`unknown client: ${wanted.join(' ')} (codex, claude, opencode, gemini, gemini-google)`);
+  if (chosen.length === 0) throw new Error(`unknown client: ${wanted.join(' ')} (${clients.map((client) => client.id).join(', ')})`);
   await ensureInstalled(chosen);
   const results: string[] = [];
   let failed = 0;
   for (const client of chosen) {
     const nonce = randomBytes(6).toString('hex');
-    const upstream = await startUpstream(fakeProvider(nonce));
-    const freeway = await startFreeway({ env: { CEREBRAS_BASE_URL: upstream.url, GROQ_BASE_URL: upstream.url, GOOGLE_BASE_URL: upstream.url } });
+    const keyless = client.access === 'keyless';
+    const upstream = await startUpstream(keyless ? keylessProviders(fakeProvider(nonce)) : fakeProvider(nonce));
+    // A keyless run has Freeway's defaults (ANONYMOUS=local, ANONYMOUS_PER_MINUTE), as a new user would.
+    const bases = keyless
+      ? Object.fromEntries(Object.keys(keylessLimits).map((id) => [`${id.toUpperCase()}_BASE_URL`, `${upstream.url}/${id}`]))
+      : { CEREBRAS_BASE_URL: upstream.url, GROQ_BASE_URL: upstream.url, GOOGLE_BASE_URL: upstream.url };
+    const freeway = await startFreeway({ env: { ...bases, ROUTING: 'quality', STICKY: 'on' } });
     const home = await mkdtemp(join(tmpdir(), `freeway-${client.id}-`));
     try {
       const prompt = `Run the shell command \`echo nonce-${nonce}\` and tell me what it printed. (${nonce})`;

@@ -1,52 +1,11 @@
-import { bearerAuth, kindFromId, openAICompatibleModel, openAIModelListing, type OpenAIModelEntry, tokenCount, LONG_CONTEXT_TOKENS } from '../openai-compatible.ts';
+import { bearerAuth, openAICompatibleModel, openAIModelListing, openRouterStyleModel } from '../openai-compatible.ts';
 import { quotaReader } from '../quota.ts';
 import { nextUtcMidnight } from '../resets.ts';
-import type { Capability, ListedModel, ProviderPlugin, UpstreamErrorAnswer } from '../types.ts';
+import type { ProviderPlugin, UpstreamErrorAnswer } from '../types.ts';
 import { intelligenceIndex } from '../quality.ts';
 
 /** The answer a 402 says the balance still covers. */
 const affordable = /can only afford (\d{1,9})\b/;
-
-/** Content-safety classifiers OpenRouter lists among its text models (nvidia/nemotron-3.5-content-safety:free). */
-const safetyClassifier = /content-safety|safeguard/;
-
-/**
- * Free as OpenRouter's list shows it: a `:free` variant, or every price of the entry "0" (a router such as
- * openrouter/auto has "-1" prices, which are not zero; a missing or empty pricing object is not free).
- */
-function isFree(id: string, pricing: unknown): boolean {
-  if (id.endsWith(':free')) return true;
-  if (pricing === null || typeof pricing !== 'object') return false;
-  const prices = Object.values(pricing);
-  return prices.length > 0 && prices.every((price) => price === '0' || price === 0);
-}
-
-/**
- * One entry of https://openrouter.ai/docs/api-reference/models/get-models: `context_length`,
- * `architecture.input_modalities` / `output_modalities`, `supported_parameters`, `top_provider.max_completion_tokens`.
- */
-function describeOpenRouterModel(entry: OpenAIModelEntry): ListedModel {
-  const architecture = (entry.architecture ?? {}) as { input_modalities?: unknown; output_modalities?: unknown };
-  const outputs = Array.isArray(architecture.output_modalities) ? architecture.output_modalities : ['text'];
-  const inputs = Array.isArray(architecture.input_modalities) ? architecture.input_modalities : [];
-  const parameters = Array.isArray(entry.supported_parameters) ? entry.supported_parameters : [];
-  const kind = !outputs.includes('text') || safetyClassifier.test(entry.id) ? 'other' : kindFromId(entry.id);
-  const contextWindow = tokenCount(entry.context_length);
-  const maxOutputTokens = tokenCount((entry.top_provider as { max_completion_tokens?: unknown } | null | undefined)?.max_completion_tokens);
-  const capabilities: Capability[] = [];
-  if (inputs.includes('image')) capabilities.push('vision');
-  if (parameters.includes('tools')) capabilities.push('tool-use');
-  if (parameters.includes('reasoning')) capabilities.push('reasoning');
-  if (contextWindow !== undefined && contextWindow >= LONG_CONTEXT_TOKENS) capabilities.push('long-context');
-  return {
-    id: entry.id,
-    kind,
-    free: isFree(entry.id, entry.pricing),
-    ...(contextWindow === undefined ? {} : { contextWindow }),
-    capabilities,
-    ...(maxOutputTokens === undefined ? {} : { maxOutputTokens }),
-  };
-}
 
 const resetInBody = /"X-RateLimit-Reset":\s*"?(\d+)/i;
 
@@ -70,7 +29,7 @@ const openrouter: ProviderPlugin = {
   // "card_required: no (optional one-time $10 top-up unlocks 1,000 req/day)", read from the limits page above
   // (cuihuan/awesome-ai-gateway, free_tiers.json of 2026-08-31).
   signUp: { cardRequired: false, source: 'https://github.com/cuihuan/awesome-ai-gateway/blob/9cd5f1603327ea78f8562ab60939bae78eb3faa6/data/free_tiers.json', checked: '2026-11-27' },
-  listing: openAIModelListing('https://openrouter.ai/docs/api-reference/models/get-models', describeOpenRouterModel),
+  listing: openAIModelListing('https://openrouter.ai/docs/api-reference/models/get-models', openRouterStyleModel),
   // The list answers without a valid key; GET /key answers 401 to a wrong one and costs nothing.
   keyCheck: { source: 'https://openrouter.ai/docs/api-reference/api-keys/get-current-key', url: (baseURL) => `${baseURL}/key` },
   priority: 60,

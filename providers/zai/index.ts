@@ -20,6 +20,8 @@ const zai: ProviderPlugin = {
   // An API key is `<id>.<secret>` (the JWT example of https://docs.z.ai/guides/develop/http/introduction splits it
   // at the dot), publicly shown as 32 hexadecimal characters, a dot and 16 letters and digits.
   keyPatterns: [/\b[0-9a-f]{32}\.[A-Za-z0-9]{16}\b/],
+  // The pattern's literal start says nothing to a person: the two parts as they look.
+  keyHint: '32 hex digits, a dot, 16 letters and digits',
   // The general (pay-as-you-go) endpoint; GLM Coding Plan keys use /api/coding/paas/v4 instead
   // (https://docs.z.ai/guides/develop/http/introduction, read 2026-11-27).
   baseURL: 'https://api.z.ai/api/paas/v4',

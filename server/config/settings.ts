@@ -292,13 +292,15 @@ export const settings = {
       env: 'ANONYMOUS',
       default: 'local',
       choices: ['off', 'local', 'on'],
-      doc: "Who may ask for calls without a key (`X-Ovhcloud-Key: anonymous`, for providers that document them), which spend this instance's address's allowance: `local` callers on loopback and private addresses (as `TRUST_PROXY` resolves them), `on` anyone, `off` nobody; others get a 403 ([docs/keys.md](keys.md#calls-without-a-key))",
+      doc: "Who may ask for calls without a key (`X-Freeway-Keyless: on`, or `X-<Provider>-Key: anonymous` for one provider that documents them), which spend this instance's address's allowance: `local` callers on loopback and private addresses (as `TRUST_PROXY` resolves them), `on` anyone, `off` nobody; others get a 403 ([docs/keys.md](keys.md#calls-without-a-key))",
     }),
     perMinute: integer({
       env: 'ANONYMOUS_PER_MINUTE',
-      default: 4,
+      // An agent makes several requests a prompt (a title, each tool round trip): 20 lets one run, while
+      // one caller still cannot take every keyless provider's allowance for the address (Kilo's 200 an hour).
+      default: 20,
       min: 1,
-      doc: "Requests without a key that may call a provider (chat, Responses, Messages, Gemini, embeddings, transcription) one client may make a minute (in this process), so that one caller cannot spend the address's allowance for everyone; past it a 429. Listings, `/v1/providers` and token counts never count",
+      doc: "Requests without a key that may call a provider (chat, Responses, Messages, Gemini, embeddings, transcription) one client may make a minute (in this process), so that one caller cannot spend the address's allowance for everyone; past it a 429. Listings, `/v1/providers` and token counts never count. The default lets one coding agent run without a key",
     }),
   },
   usage: {

@@ -165,6 +165,12 @@ export const errorCatalogue = {
     message: 'No provider key for {what}. Send one of: {headers}.',
     remedy: 'Send a key of at least one provider the alias routes to, in its X-<Provider>-Key header.',
   },
+  FREEWAY_KEYS_COVER_NO_MODEL: {
+    status: 400,
+    type: 'invalid_request_error',
+    message: 'Your keys ({sent}) have no model {what}; keys of {headers} do.',
+    remedy: 'The keys sent are fine, but none of their providers has a model the alias (or the request: images, tools...) needs: send a key of a provider named, pick another alias, or drop what the request needs.',
+  },
   FREEWAY_ANONYMOUS_OFF: {
     status: 403,
     type: 'permission_error',
@@ -176,6 +182,18 @@ export const errorCatalogue = {
     type: 'permission_error',
     message: '{header}: calls without a key spend this Freeway\'s own allowance at the provider, and are only for callers on its machine or private network (ANONYMOUS=local). Send a key in {header}.',
     remedy: 'Send a key of the provider, or ask the operator to set ANONYMOUS=on.',
+  },
+  FREEWAY_KEYLESS_OFF: {
+    status: 403,
+    type: 'permission_error',
+    message: 'X-Freeway-Keyless: calls without a key are turned off on this Freeway (ANONYMOUS=off). Send provider keys in their X-<Provider>-Key headers.',
+    remedy: 'Send keys of the providers, or ask the operator to set ANONYMOUS=local or on.',
+  },
+  FREEWAY_KEYLESS_NOT_LOCAL: {
+    status: 403,
+    type: 'permission_error',
+    message: 'X-Freeway-Keyless: calls without a key spend this Freeway\'s own allowance at the providers, and are only for callers on its machine or private network (ANONYMOUS=local). Send provider keys in their X-<Provider>-Key headers.',
+    remedy: 'Send keys of the providers, or ask the operator to set ANONYMOUS=on.',
   },
   FREEWAY_ANONYMOUS_RATE_LIMITED: {
     status: 429,
@@ -232,7 +250,7 @@ export const errorCatalogue = {
     type: 'freeway_all_providers_failed',
     message: 'All providers failed: {reasons}',
     remedy:
-      'Every candidate failed or was skipped, each named as `provider: reason` (an upstream error, a wait for its health, a prompt too large for it, or a key whose model list holds none of the alias\'s models or whose models are quarantined); retry after `Retry-After`, or send keys of more providers. Every reason a `connection error (ENOTFOUND)`: this machine cannot reach the providers (no network or no DNS; Freeway calls providers directly, through no proxy).',
+      'Every candidate failed or was skipped, each named as `provider: reason` (an upstream error, a wait for its health, a prompt too large for it, or a key whose model list holds none of the alias\'s models or whose models are quarantined); retry after `Retry-After`, or send keys of more providers. When every candidate failed to connect, the message ends `No provider could be reached from this machine: check its network and DNS` (each reason names the system code: `ENOTFOUND` or `EAI_AGAIN`, no network or no DNS; Freeway calls providers directly, through no proxy).',
   },
   FREEWAY_STREAM_DEADLINE: {
     status: 504,

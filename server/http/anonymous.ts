@@ -3,6 +3,7 @@ import { rateLimit } from 'express-rate-limit';
 import { BlockList, isIP } from 'node:net';
 import type { ProviderPlugin } from '../../providers/types.ts';
 import { freewayError } from '../core/errors.ts';
+import { keylessRequested } from '../core/keyless.ts';
 import { ANONYMOUS } from '../core/keys.ts';
 import { createSlidingWindowStore } from '../state/sliding-window-store.ts';
 
@@ -50,6 +51,20 @@ function anonymousHeader(req: Request, headers: readonly { readonly name: string
 }
 
 /**
+ * Whether `X-Freeway-Keyless: on` makes a keyless call possible: some provider with anonymous access has no
+ * key header in the request. A value other than on or off is left to the key reader, which answers its 400.
+ */
+function keylessAsked(req: Request, headers: readonly { readonly name: string }[]): boolean {
+  let asked: boolean;
+  try {
+    asked = keylessRequested(req.headers);
+  } catch {
+    return false;
+  }
+  return asked && headers.some(({ name }) => typeof req.headers[name] !== 'string' || req.headers[name].trim() === '');
+}
+
+/**
  * Whether a request may call a provider without a key: a POST to a route that calls one (chat,
  * Responses, Messages, Gemini's calls, embeddings, transcription). Listings, `/v1/providers` (its
  * `?check=1` calls no one for anonymous access) and token counts, estimated here, call nobody.
@@ -79,10 +94,15 @@ export function anonymousAccess({ plugins, mode, perMinute, clientOf, maxClients
   return (req, res, next) => {
     if (headers.length === 0) return next();
     const header = anonymousHeader(req, headers);
-    if (header === undefined) return next();
-    if (mode === 'off') return next(freewayError('FREEWAY_ANONYMOUS_OFF', { header }));
-    if (mode === 'local' && !isLocalAddress(req.ip)) return next(freewayError('FREEWAY_ANONYMOUS_NOT_LOCAL', { header }));
-    // ANONYMOUS_PER_MINUTE counts calls that may reach a provider, not reads that call no one.
+    if (header !== undefined) {
+      if (mode === 'off') return next(freewayError('FREEWAY_ANONYMOUS_OFF', { header }));
+      if (mode === 'local' && !isLocalAddress(req.ip)) return next(freewayError('FREEWAY_ANONYMOUS_NOT_LOCAL', { header }));
+      // ANONYMOUS_PER_MINUTE counts calls that may reach a provider, not reads that call no one.
+      return mayCallProvider(req) ? limit(req, res, next) : next();
+    }
+    if (!keylessAsked(req, headers)) return next();
+    if (mode === 'off') return next(freewayError('FREEWAY_KEYLESS_OFF', {}));
+    if (mode === 'local' && !isLocalAddress(req.ip)) return next(freewayError('FREEWAY_KEYLESS_NOT_LOCAL', {}));
     return mayCallProvider(req) ? limit(req, res, next) : next();
   };
 }

@@ -1,6 +1,7 @@
 import type { ProviderPlugin } from '../../providers/types.ts';
 import { freewayError, type HttpError } from '../core/errors.ts';
 import { ANONYMOUS, type KeyPool, type KeyReader } from '../core/keys.ts';
+import { addKeylessPools } from '../core/keyless.ts';
 
 /** The most keys one provider's header may carry. */
 export const MAX_KEYS_PER_HEADER = 16;
@@ -94,6 +95,7 @@ export function createKeyReader(plugins: readonly ProviderPlugin[], options: Key
       const value = typeof raw === 'string' ? raw.trim() : '';
       if (isGoogleKey(value)) keys.set(google.id, [value]);
     }
+    addKeylessPools(headers, plugins, keys);
     return keys;
   };
 }

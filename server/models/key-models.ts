@@ -103,8 +103,11 @@ export function keyModelList(deps: KeyModelDeps): KeyModelList {
       if (model.spec.kind !== undefined && model.spec.kind !== 'chat') object.kind = model.spec.kind;
       objects.push(withReason(object, anyList && !inList && !assumed ? NOT_LISTED : quarantineReason(model.spec.id, healthIds, quarantined)));
     }
+    // Embedding and transcription models too: a curated one missing from every key's list is not the keys' to use.
     for (const model of otherKindsByProvider.get(provider.id) ?? []) {
-      objects.push(withReason({ ...objectOf(catalog, model.id), source: 'curated', available: true }, quarantineReason(model.spec.id, healthIds, quarantined)));
+      const inList = listedBy.some((list) => list?.models.has(model.spec.id));
+      const why = anyList && !inList && !assumed ? NOT_LISTED : quarantineReason(model.spec.id, healthIds, quarantined);
+      objects.push(withReason({ ...objectOf(catalog, model.id), source: inList ? 'live' : 'curated', available: true }, why));
     }
     if (!anyList) return objects;
     for (const [id, listed] of liveExtras(provider, listedBy)) {
@@ -127,19 +130,34 @@ export function keyModelList(deps: KeyModelDeps): KeyModelList {
     return objects;
   }
 
+  /**
+   * The chat aliases as the keys see them: one whose capability no usable chat model of the keys has is
+   * listed unavailable, with why and whose keys would serve it.
+   */
+  function aliasesFor(keys: ReadonlySet<string>, models: readonly ModelObject[]): ModelObject[] {
+    const usable = models.filter((object) => object.available !== false && !object.deprecated && (object.kind ?? 'chat') === 'chat');
+    return catalog.aliases.map((alias, index) => {
+      const object = aliasObjects[index] as ModelObject;
+      if (usable.some((model) => alias.capability === undefined || model.capabilities.includes(alias.capability))) return object;
+      const others = [...new Set(alias.models.filter((model) => !keys.has(model.provider.id)).map((model) => model.provider.header))];
+      const why = `no model of the request's keys serves it${others.length > 0 ? `; keys of ${others.join(', ')} do` : ''}`;
+      return withReason({ ...object }, why);
+    });
+  }
+
   return async (req) => {
     const keys = readKeys(req.headers);
     if (keys.size === 0) return undefined;
     const client = (): string => deps.clientOf(req);
-    const objects: ModelObject[] = [...aliasObjects];
+    const models: ModelObject[] = [];
     // free:embed and free:transcribe, when a provider of the request's keys serves their family.
     for (const alias of catalog.kindAliases) {
-      if (alias.models.some((model) => keys.has(model.provider.id))) objects.push(objectOf(catalog, alias.id));
+      if (alias.models.some((model) => keys.has(model.provider.id))) models.push(objectOf(catalog, alias.id));
     }
     for (const provider of catalog.providers) {
       const pool = keys.get(provider.id);
-      if (pool) objects.push(...(await providerObjects(provider, pool, client)));
+      if (pool) models.push(...(await providerObjects(provider, pool, client)));
     }
-    return objects;
+    return [...aliasesFor(new Set(keys.keys()), models), ...models];
   };
 }

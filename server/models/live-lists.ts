@@ -178,8 +178,9 @@ export function createLiveLists(deps: LiveListDeps): LiveLists {
 
   return {
     lists(provider, keys, healthIds, client) {
-      // Calls without a key (`anonymous`) serve the curated models: nothing is listed for them.
-      if (!config.live || !provider.listing || keys.some(isAnonymous)) return none;
+      // Calls without a key (`anonymous`) serve the curated models, unless the provider documents a listing that
+      // answers without a key (asked with no credential, under the provider's own `anonymous` health id).
+      if (!config.live || !provider.listing || (keys.some(isAnonymous) && provider.listing.keyless !== true)) return none;
       const at = now();
       let result: Array<LiveList | undefined> | undefined;
       let waits: Array<Promise<void>> | undefined;

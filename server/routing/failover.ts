@@ -295,6 +295,9 @@ export interface PlanSummary {
   readonly retryAfterSeconds: number | undefined;
 }
 
+/** Whether every candidate tried failed to connect and none was skipped: the network, not the providers. */
+const noneReached = (reasons: readonly string[], skipped: readonly string[]): boolean => skipped.length === 0 && reasons.length > 0 && reasons.every((reason) => reason.includes(': connection error'));
+
 /** The error for a request whose candidates are all spent: a 400 when the request is at fault, else a 502 naming every reason. */
 export function exhausted(plan: PlanSummary, failures: Failures, attempts: number): HttpError {
   const failed = failures.last;
@@ -311,5 +314,6 @@ export function exhausted(plan: PlanSummary, failures: Failures, attempts: numbe
   const retryMs = failures.lastRetryAfterMs ?? (plan.retryAfterSeconds === undefined ? undefined : plan.retryAfterSeconds * 1000);
   const headers = retryHeader(retryMs);
   if (plan.pinned) return freewayError('FREEWAY_PROVIDER_FAILED', { reasons: all.join('; ') }, { headers });
-  return freewayError('FREEWAY_ALL_PROVIDERS_FAILED', { reasons: all.length > 0 ? all.join('; ') : 'no candidate could be tried' }, { headers });
+  const reasons = all.length > 0 ? all.join('; ') : 'no candidate could be tried';
+  return freewayError('FREEWAY_ALL_PROVIDERS_FAILED', { reasons: noneReached(failures.reasons, plan.skipped) ? `${reasons}. No provider could be reached from this machine: check its network and DNS` : reasons }, { headers });
 }

@@ -130,7 +130,31 @@ function headerList(models: readonly CatalogModel[]): string {
 /** What was asked for, with the capabilities the request needs: `free:auto with vision`. */
 const wanted = (label: string, needs: readonly Capability[]): string => (needs.length === 0 ? label : `${label} with ${needs.join(' and ')}`);
 
-/** The models an entry may be served by with these keys; a 401 naming the headers to send when none. */
+/** What a model must do, in words: `that takes images`. */
+const capabilityWords: Readonly<Record<Capability, string>> = {
+  vision: 'that takes images',
+  'tool-use': 'that calls tools',
+  reasoning: 'that reasons',
+  'long-context': 'with a long context window',
+  fast: 'among the fast ones',
+  pdf: 'that reads PDFs',
+};
+
+/** `for free:vision that takes images`, `for free:auto that takes images and calls tools`. */
+function noModelFor(entry: Alias, label: string, needs: readonly Capability[]): string {
+  const all = [...new Set([...(entry.capability ? [entry.capability] : []), ...needs])];
+  // `that calls tools and takes images`: one `that` for the whole list.
+  const words = all.map((need, index) => (index > 0 ? capabilityWords[need].replace(/^that /, '') : capabilityWords[need]));
+  return words.length === 0 ? `for ${label}` : `for ${label} ${words.join(' and ')}`;
+}
+
+/** The header of each provider the request has keys for (or asks without a key), as the plugin contract names it. */
+const sentHeaders = (keys: KeySet): string => [...keys.keys()].map((id) => `X-${id.charAt(0).toUpperCase()}${id.slice(1)}-Key`).join(', ');
+
+/**
+ * The models an entry may be served by with these keys. None: a 401 naming the headers to send when the
+ * request carries no key, a 400 saying that the keys sent cover no such model (and whose would) when it does.
+ */
 export function candidateModels(entry: Alias | CatalogModel, keys: KeySet, needs: readonly Capability[], label: string = entry.id): readonly CatalogModel[] {
   if (!('models' in entry)) {
     if (!keys.has(entry.provider.id)) throw freewayError('FREEWAY_KEY_HEADER_MISSING', { model: label, header: entry.provider.header });
@@ -139,6 +163,7 @@ export function candidateModels(entry: Alias | CatalogModel, keys: KeySet, needs
   const capable = needs.length === 0 ? entry.models : entry.models.filter((model) => hasAll(model, needs));
   const models = capable.filter((model) => keys.has(model.provider.id));
   if (models.length === 0) {
+    if (keys.size > 0 && capable.length > 0) throw freewayError('FREEWAY_KEYS_COVER_NO_MODEL', { sent: sentHeaders(keys), what: noModelFor(entry, label, needs), headers: headerList(capable) });
     throw freewayError('FREEWAY_NO_PROVIDER_KEY', { what: wanted(label, needs), headers: headerList(capable) });
   }
   return models;
@@ -237,8 +262,11 @@ function learntModels(input: PlanInput, providerKeys: ReadonlyMap<string, Provid
   for (const [id, group] of byProvider) {
     const provider = (group[0] as CatalogModel).provider;
     const providerLists = input.lists?.get(id);
+    // A chat alias takes what the lists add; an embedding or transcription alias only its declared models, which
+    // canUse below keeps to the keys whose lists hold them.
+    const chatAlias = !('kind' in input.entry) || (input.entry.kind ?? 'chat') === 'chat';
     const candidates =
-      input.view && providerLists?.some((list) => list !== undefined)
+      chatAlias && input.view && providerLists?.some((list) => list !== undefined)
         ? liveAliasModels(input, provider, providerLists, group).filter((model) => hasAll(model, input.needs))
         : group;
     const { usable, count } = providerKeys.get(id) as ProviderKeys;

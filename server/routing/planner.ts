@@ -90,10 +90,11 @@ export function createPlanner(deps: PlannerDeps): Planner {
 
   /**
    * The live lists of an alias's providers: the listings that are due start now; a key's first one is waited for, briefly.
-   * Embedding and transcription aliases name one family of weights, which the plugins declare: no live list adds to them.
+   * Embedding and transcription aliases name one family of weights, which the plugins declare: no live list adds to
+   * them, but a declared model missing from a key's list is not used for that key, as for chat.
    */
-  async function liveLists({ entry, models, keys, client }: ListsRequest, hashed: Hashed) {
-    if (!knowledge || (entry.kind ?? 'chat') !== 'chat') return undefined;
+  async function liveLists({ models, keys, client }: ListsRequest, hashed: Hashed) {
+    if (!knowledge) return undefined;
     let lists: Map<string, ReadonlyArray<LiveList | undefined>> | undefined;
     const pending: Array<Promise<void>> = [];
     for (const [id, ids] of hashed.byProvider) {

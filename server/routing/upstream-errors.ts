@@ -225,19 +225,25 @@ interface FailureFields {
 /** A system error code as Node names it (`ENOTFOUND`, `ECONNREFUSED`, `UND_ERR_SOCKET`): no text of the answer, no address. */
 const systemCode = /^[A-Z][A-Z0-9_]{2,31}$/;
 
+/** Codes of a failed name lookup: no network, no DNS. */
+const lookupCodes = new Set(['ENOTFOUND', 'EAI_AGAIN']);
+
 /**
- * `connection error`, with the system's code when the error's causes carry one: `connection error (ENOTFOUND)`
- * says that this machine could not look the provider up (no network, DNS, a proxy), `ECONNREFUSED` that nothing
- * listens where `<ID>_BASE_URL` points.
+ * `connection error`, with the system's code when the error's causes carry one, and what it means in words:
+ * `connection error (ENOTFOUND): this machine could not look the provider up` (no network, DNS, a proxy),
+ * `connection error (ECONNREFUSED): this machine could not reach the provider` (nothing listens where
+ * `<ID>_BASE_URL` points, or a firewall). No part of the answer or address is quoted.
  */
 function connectionReason(error: unknown): string {
   let at: unknown = error;
   for (let depth = 0; depth < 4 && at instanceof Error; depth++) {
     const code = (at as { code?: unknown }).code;
-    if (typeof code === 'string' && systemCode.test(code)) return `connection error (${code})`;
+    if (typeof code === 'string' && systemCode.test(code)) {
+      return `connection error (${code}): this machine could not ${lookupCodes.has(code) ? 'look the provider up' : 'reach the provider'}`;
+    }
     at = at.cause;
   }
-  return 'connection error';
+  return 'connection error: this machine could not reach the provider';
 }
 
 /** Any error an AI SDK model call can throw -> what happened, for routing, health and the caller's message. */

@@ -4,7 +4,7 @@
  * Each test checks what the upstream received and what the caller got back.
  */
 import { expect } from 'chai';
-import OpenAI, { AuthenticationError, BadRequestError } from 'openai';
+import OpenAI, { BadRequestError } from 'openai';
 import type { ChatCompletionChunk, ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
 import type { RunningFreeway } from '../support/freeway.ts';
 import { postChat } from '../support/http.ts';
@@ -186,10 +186,10 @@ describe('chat completions: parallel_tool_calls, legacy functions, PDFs, logprob
       expect(upstream.requests).to.have.length(1);
     });
 
-    it('free:auto with a PDF and no key for a model that takes PDFs is a 401 that says so', async function () {
+    it('free:auto with a PDF and no key for a model that takes PDFs is a 400 that says so', async function () {
       const error = await rejection(() => openai.chat.completions.create({ model: 'free:auto', messages: document(PDF) }, { headers: { 'X-Google-Key': null } }));
-      expect(error).to.be.instanceOf(AuthenticationError);
-      expect(error.message).to.match(/^401 No provider key for free:auto with pdf\. Send one of: .*X-Google-Key/);
+      expect(error).to.be.instanceOf(BadRequestError);
+      expect(error.message).to.match(/^400 Your keys \(.+\) have no model for free:auto that reads PDFs; keys of .*X-Google-Key.* do\./);
       expect(upstream.requests).to.have.length(0);
     });
 

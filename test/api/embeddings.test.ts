@@ -240,14 +240,14 @@ describe('embeddings: POST /v1/embeddings', function () {
       expect(upstream.requests.map(providerOf)).to.deep.equal(['mistral-embed']);
     });
 
-    it('free:embed without a key of its family is a 401 naming the headers that would do', async function () {
+    it('free:embed without a key of its family is a 400 naming the headers that would do', async function () {
       const res = await fetch(`${freeway.url}/v1/embeddings`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', ...keyHeaders('mistral', 'google') },
         body: JSON.stringify({ model: 'free:embed', input: 'q' }),
       });
       // Every provider that serves the bge-m3 family, in the order aliases try them.
-      await expectError(res, 401, 'authentication_error', 'No provider key for free:embed. Send one of: X-Cloudflare-Key, X-Nvidia-Key, X-Ovhcloud-Key, X-Deepinfra-Key.');
+      await expectError(res, 400, 'invalid_request_error', 'Your keys (X-Google-Key, X-Mistral-Key) have no model for free:embed; keys of X-Cloudflare-Key, X-Nvidia-Key, X-Ovhcloud-Key, X-Deepinfra-Key do.');
     });
   });
 

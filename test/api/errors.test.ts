@@ -166,13 +166,13 @@ describe('errors over HTTP', () => {
       }
       const message = `No provider key for free:vision. Send one of: ${visionHeaders}.`;
       await expectError(await chat(freeway, { model: 'free:vision', messages: hi }), 401, 'authentication_error', message);
-      // Keys of providers that do not back the alias do not help.
-      await expectError(
-        await chat(freeway, { model: 'free:vision', messages: hi }, keyHeaders(...others.slice(0, 2))),
-        401,
-        'authentication_error',
-        message,
-      );
+      // Keys of providers that do not back the alias do not help: a 400 saying so, not a 401.
+      const sent = others.slice(0, 2);
+      const reply = await expectError(await chat(freeway, { model: 'free:vision', messages: hi }, keyHeaders(...sent)), 400, 'invalid_request_error');
+      const said = /^Your keys \((.+)\) have no model for free:vision that takes images; keys of (.+) do\.$/.exec(reply.message);
+      expect(said, reply.message).to.not.equal(null);
+      expect(new Set(said?.[1]?.split(', '))).to.deep.equal(new Set(sent.map((id) => freeway.catalog.providers.find((provider) => provider.id === id)?.header)));
+      expect(said?.[2]).to.equal(visionHeaders);
     });
 
     it('a pinned model without its provider key names the header', async () => {
@@ -394,7 +394,7 @@ describe('errors over HTTP: upstream failures', () => {
       await chat(fw, { model: 'cerebras/llama-3.3-70b', messages: hi }, keyHeaders('cerebras')),
       502,
       'freeway_provider_error',
-      'Provider failed: cerebras: connection error (ECONNREFUSED)',
+      'Provider failed: cerebras: connection error (ECONNREFUSED): this machine could not reach the provider',
     );
   });
 

@@ -204,7 +204,7 @@ describe('Gemini API: the mapping in and out', function () {
     it('images inline or by URL go to vision models, the URL passed on for the provider to fetch', async function () {
       const contents = [{ role: 'user', parts: [{ text: 'What is this?' }, { inlineData: { mimeType: 'image/png', data: PNG } }, { fileData: { fileUri: 'https://example.test/cat.jpg' } }] }];
       // Groq serves no vision model now: the alias has nothing to offer with a Groq key alone.
-      await expectGoogleError(await generate(freeway, 'free:auto', { contents }, keyHeaders('groq')), 401, 'UNAUTHENTICATED', /^No provider key for free:auto with vision\. Send one of: .*X-Deepseek-Key/);
+      await expectGoogleError(await generate(freeway, 'free:auto', { contents }, keyHeaders('groq')), 400, 'INVALID_ARGUMENT', /^Your keys \(X-Groq-Key\) have no model for free:auto that takes images; keys of .*X-Deepseek-Key.* do\.$/);
       const res = await generate(freeway, 'free:auto', { contents }, keyHeaders('groq', 'deepseek'));
       expect(res.headers.get('x-freeway-model')).to.equal('deepseek/deepseek-flash');
       expect(sent().messages[0].content).to.deep.equal([

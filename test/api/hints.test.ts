@@ -221,7 +221,7 @@ describe('errors that say what to do', () => {
 
   it('no hint when a provider key header was sent too', async () => {
     const res = await postChat(freeway.url, hello('free:vision'), { Authorization: 'Bearer unused', 'X-Cerebras-Key': testKeys.cerebras as string });
-    expect(res.status).to.equal(401);
+    expect(res.status).to.equal(400);
     expect(res.json.error.message).to.not.include('does not read provider keys');
   });
 });

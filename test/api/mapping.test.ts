@@ -405,11 +405,11 @@ describe('request and response mapping, as the upstream sees it', function () {
       expect(catalogModel && 'spec' in catalogModel && catalogModel.spec.capabilities).to.include('vision');
     });
 
-    it('free:auto with an image part and only keys without a vision model is a 401 that says so', async function () {
+    it('free:auto with an image part and only keys without a vision model is a 400 that says so', async function () {
       const reply = await chat({ model: 'free:auto', ...picture }, keyHeaders('cerebras'));
-      expect(reply.status).to.equal(401);
-      expect(reply.json.error.type).to.equal('authentication_error');
-      expect(reply.json.error.message).to.match(/^No provider key for free:auto with vision\. Send one of: /);
+      expect(reply.status).to.equal(400);
+      expect(reply.json.error.type).to.equal('invalid_request_error');
+      expect(reply.json.error.message).to.match(/^Your keys \(X-Cerebras-Key\) have no model for free:auto that takes images; keys of .+ do\.$/);
       expect(upstream.requests).to.have.length(0);
     });
 

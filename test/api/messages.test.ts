@@ -430,14 +430,14 @@ describe('Messages API (POST /v1/messages)', function () {
       ]);
     });
 
-    it('an image with only non-vision keys is a 401 naming the capability', async function () {
+    it('an image with only non-vision keys is a 400 naming the capability', async function () {
       const error = await anthropic.messages
         .create({ model: 'claude-sonnet-4-6', max_tokens: 50, messages: [{ role: 'user', content: [{ type: 'image', source: { type: 'url', url: 'https://example.test/a.png' } }] }] })
         .then(() => undefined, (caught: unknown) => caught);
-      expect(error).to.be.instanceOf(Anthropic.AuthenticationError);
-      const body = (error as InstanceType<typeof Anthropic.AuthenticationError>).error as any;
-      expect(body.error.type).to.equal('authentication_error');
-      expect(body.error.message).to.match(/^No provider key for claude-sonnet-4-6 \(mapped to free:tool-use\) with vision\. Send one of: /);
+      expect(error).to.be.instanceOf(Anthropic.BadRequestError);
+      const body = (error as InstanceType<typeof Anthropic.BadRequestError>).error as any;
+      expect(body.error.type).to.equal('invalid_request_error');
+      expect(body.error.message).to.match(/^Your keys \(X-Cerebras-Key\) have no model for claude-sonnet-4-6 \(mapped to free:tool-use\) that calls tools and takes images; keys of .+ do\.$/);
       expect(upstream.requests).to.have.length(0);
     });
   });
@@ -473,13 +473,13 @@ describe('Messages API (POST /v1/messages)', function () {
       }
     });
 
-    it('without a key for such a model, a 401 names the pdf capability', async function () {
+    it('without a key for such a model, a 400 names the pdf capability and whose keys would do', async function () {
       const error = await anthropic.messages
         .create({ model: 'claude-sonnet-4-6', max_tokens: 50, messages: [{ role: 'user', content: [{ type: 'document', source: { type: 'url', url: 'https://example.test/report.pdf' } }] }] })
         .then(() => undefined, (caught: unknown) => caught);
-      expect(error).to.be.instanceOf(Anthropic.AuthenticationError);
-      expect(((error as InstanceType<typeof Anthropic.AuthenticationError>).error as any).error.message).to.equal(
-        'No provider key for claude-sonnet-4-6 (mapped to free:tool-use) with pdf. Send one of: X-Google-Key.',
+      expect(error).to.be.instanceOf(Anthropic.BadRequestError);
+      expect(((error as InstanceType<typeof Anthropic.BadRequestError>).error as any).error.message).to.equal(
+        'Your keys (X-Cerebras-Key) have no model for claude-sonnet-4-6 (mapped to free:tool-use) that calls tools and reads PDFs; keys of X-Google-Key do.',
       );
     });
   });

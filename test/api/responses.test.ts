@@ -594,15 +594,15 @@ describe('POST /v1/responses with the openai SDK', function () {
       expect(parts?.[1]?.inlineData).to.deep.equal({ mimeType: 'application/pdf', data: pdf });
     });
 
-    it('a PDF with only keys of providers whose models read no PDFs is a 401 naming the ones that do', async function () {
+    it('a PDF with only keys of providers whose models read no PDFs is a 400 naming the ones that do', async function () {
       const error = await rejection(() =>
         client(viaGoogle, keyHeaders('cerebras')).responses.create({
           model: 'free:auto',
           input: [{ role: 'user', content: [{ type: 'input_file', filename: 'a.pdf', file_data: 'data:application/pdf;base64,JVBERi0x' }] }],
         }),
       );
-      expect(error.status).to.equal(401);
-      expect(error.message).to.match(/pdf/).and.to.include('X-Google-Key');
+      expect(error.status).to.equal(400);
+      expect(error.message).to.match(/Your keys \(X-Cerebras-Key\) have no model for free:auto that reads PDFs; keys of .*X-Google-Key.* do\./);
     });
   });
 

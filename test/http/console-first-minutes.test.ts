@@ -194,6 +194,29 @@ describe('the console: the first ten minutes', function () {
       await page.close();
     });
 
+    it('every provider\'s field says how its keys look, or that any value is accepted', async function () {
+      const page = await bench.open();
+      await page.getByText(/^Providers with paid or trial keys/).click();
+      for (const plugin of bench.plugins) {
+        const field = page.getByLabel(`${plugin.name} key`, { exact: true });
+        expect(await field.getAttribute('placeholder'), plugin.id).to.be.a('string').and.not.equal('');
+        expect(await page.locator(`#key-${plugin.id}-hint`).textContent(), plugin.id).to.match(/^Format: \S/);
+      }
+      expect(await page.locator('#key-zai-hint').textContent()).to.equal('Format: 32 hex digits, a dot, 16 letters and digits');
+      const undocumented = bench.plugins.find((plugin) => plugin.keyPatterns.length === 0 && plugin.keyHint === undefined) as ProviderPlugin;
+      expect(await page.locator(`#key-${undocumented.id}-hint`).textContent()).to.equal('Format: not documented by the provider: any value is accepted.');
+      await page.close();
+    });
+
+    it('a card\'s model count is the number of rows the Models view shows for its key', async function () {
+      const page = await bench.open();
+      await page.getByLabel('Groq key').fill(variantOf(keyFor('groq', 'good'), 5));
+      await page.locator('#models-status').getByText(/^\d+ models?\.$/).waitFor();
+      const rows = (await page.locator('#models-table tbody tr').allTextContents()).length;
+      expect(await page.locator('#key-groq-count').textContent()).to.equal(`${rows} chat model${rows === 1 ? '' : 's'}`);
+      await page.close();
+    });
+
     it('"try without a key" puts `anonymous` in the field of a provider that allows calls without one, and says what that means', async function () {
       const page = await bench.open();
       const anonymous = bench.plugins.find((plugin) => plugin.anonymous) as ProviderPlugin & { anonymous: NonNullable<ProviderPlugin['anonymous']> };
@@ -205,6 +228,55 @@ describe('the console: the first ten minutes', function () {
       // `anonymous` is no secret: the set-ups write it out.
       await page.getByLabel('Client').selectOption({ label: 'curl' });
       expect(await page.getByRole('region', { name: 'Set-up' }).textContent()).to.include(`-H '${anonymous.header}: anonymous'`);
+      await page.close();
+    });
+  });
+
+  describe('a person with no key at all', function () {
+    it('"Try without a key" lists each keyless provider\'s privacy note, answers in the playground, and goes into the set-ups', async function () {
+      const page = await bench.open();
+      const keyless = bench.plugins.filter((plugin) => plugin.anonymous);
+      expect(keyless.length).to.be.at.least(2);
+      const notes = page.getByRole('list', { name: 'What the keyless providers do with prompts' });
+      for (const plugin of keyless) await notes.getByText(`${plugin.name}: ${plugin.anonymous?.privacy}. Limits: ${plugin.anonymous?.limits}.`).waitFor();
+      const before = bench.upstream.requests.length;
+      await page.getByRole('checkbox', { name: 'Try without a key' }).check();
+      // The models view follows: what keyless calls reach, without pressing Load models.
+      await page.locator('#models-status').getByText(/^\d+ models?\.$/).waitFor();
+      const rows = await page.locator('#models-table tbody tr').allTextContents();
+      expect(rows.length).to.be.above(0);
+      for (const row of rows) expect(keyless.some((plugin) => row.startsWith(`${plugin.id}/`)), row).to.equal(true);
+      await send(page, 'Say hello', 1);
+      expect(await page.locator('.turn-assistant .turn-text').last().textContent()).to.equal('Hello there friend');
+      const chats = bench.upstream.requests.slice(before).filter((request) => request.path.endsWith('/chat/completions'));
+      expect(chats.length).to.be.above(0);
+      for (const chat of chats) {
+        expect(keyless.map((plugin) => plugin.id)).to.include(chat.path.split('/')[1]);
+        expect(chat.headers.authorization).to.equal(undefined);
+      }
+      await page.getByLabel('Client').selectOption({ label: 'curl' });
+      expect(await page.getByRole('region', { name: 'Set-up' }).textContent()).to.include("-H 'X-Freeway-Keyless: on'");
+      await page.getByLabel('Client').selectOption({ label: 'Claude Code' });
+      expect(await page.getByRole('region', { name: 'Set-up' }).textContent()).to.include('export ANTHROPIC_CUSTOM_HEADERS="X-Freeway-Keyless: on"');
+      await shoot(page, 'keys', 'keys-keyless');
+      // Still on after a reload of the tab; off again with Forget keys.
+      await page.reload();
+      await page.getByRole('checkbox', { name: 'Try without a key' }).waitFor();
+      expect(await page.getByRole('checkbox', { name: 'Try without a key' }).isChecked()).to.equal(true);
+      await page.getByRole('button', { name: 'Forget keys' }).click();
+      expect(await page.getByRole('checkbox', { name: 'Try without a key' }).isChecked()).to.equal(false);
+      await page.close();
+    });
+
+    it('a key typed into its field changes the models view, with no button pressed', async function () {
+      const page = await bench.open();
+      await page.getByLabel('Groq key').fill(variantOf(keyFor('groq', 'good'), 4));
+      await page.locator('#models-status').getByText(/^\d+ models?\.$/).waitFor();
+      const rows = await page.locator('#models-table tbody tr').allTextContents();
+      expect(rows.length).to.be.above(0);
+      for (const row of rows) expect(row).to.match(/^groq\//);
+      await page.getByLabel('Groq key').fill('');
+      await page.locator('#models-status').getByText('Enter a key (or tick Try without a key) to see the models it can use.').waitFor();
       await page.close();
     });
   });

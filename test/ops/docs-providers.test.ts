@@ -9,7 +9,7 @@ import { expect } from 'chai';
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import type { ProviderPlugin } from '../../providers/types.ts';
-import { generatedRows, keysRow, keysTable, readmeRow, readmeTable } from '../../scripts/providers-doc.ts';
+import { generatedRows, keylessLine, keysRow, keysTable, readmeRow, readmeTable } from '../../scripts/providers-doc.ts';
 import { providerPlugins } from '../support/plugins.ts';
 import { repoRoot } from '../support/process.ts';
 
@@ -52,6 +52,13 @@ describe('the providers in the documentation', function () {
       expect(rows.join('\n')).to.equal(table(found).split('\n').slice(2).join('\n'));
     });
   }
+
+  it("README.md's first request names every keyless provider and what it does with prompts, as the plugins say", function () {
+    const readme = readFileSync(`${repoRoot}/README.md`, 'utf8');
+    expect(readme).to.include(keylessLine(plugins));
+    expect(readme).to.include("-H 'X-Freeway-Keyless: on'");
+    for (const plugin of plugins.filter((candidate) => candidate.anonymous)) expect(keylessLine(plugins)).to.include(plugin.anonymous?.privacy as string);
+  });
 
   it('names every plugin that git tracks (a folder not yet committed is written by npm run docs)', function () {
     const readme = named(generatedRows(readFileSync(`${repoRoot}/README.md`, 'utf8'), 'readme')).found.map((plugin) => plugin.id);

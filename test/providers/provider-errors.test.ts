@@ -277,17 +277,17 @@ describe('connection errors name the system code, nothing else', () => {
 
   it('fetch failing to look the provider up is connection error (ENOTFOUND): no network, DNS or a proxy on this machine', () => {
     const failure = classify(new TypeError('fetch failed', { cause: systemError('ENOTFOUND', 'getaddrinfo ENOTFOUND api.groq.com') }));
-    expect([failure.kind, failure.reason]).to.deep.equal(['connection', 'connection error (ENOTFOUND)']);
+    expect([failure.kind, failure.reason]).to.deep.equal(['connection', 'connection error (ENOTFOUND): this machine could not look the provider up']);
   });
 
   it("the AI SDK's call error without a status carries the code of its cause's cause", () => {
     const cause = new TypeError('fetch failed', { cause: systemError('ECONNRESET', 'read ECONNRESET') });
     const error = new APICallError({ message: 'Cannot connect to API: fetch failed', url: 'https://api.groq.com/openai/v1/chat/completions', requestBodyValues: {}, cause });
-    expect(classify(error).reason).to.equal('connection error (ECONNRESET)');
+    expect(classify(error).reason).to.equal('connection error (ECONNRESET): this machine could not reach the provider');
   });
 
   it('a code that is not a system code, or none, leaves the reason plain: no message text reaches the caller', () => {
-    expect(classify(new TypeError('fetch failed', { cause: systemError('gsk_secret value', 'x') })).reason).to.equal('connection error');
-    expect(classify(new TypeError('fetch failed', { cause: new Error('socket hang up') })).reason).to.equal('connection error');
+    expect(classify(new TypeError('fetch failed', { cause: systemError('gsk_secret value', 'x') })).reason).to.equal('connection error: this machine could not reach the provider');
+    expect(classify(new TypeError('fetch failed', { cause: new Error('socket hang up') })).reason).to.equal('connection error: this machine could not reach the provider');
   });
 });

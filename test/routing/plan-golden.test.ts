@@ -307,14 +307,19 @@ describe('planning (golden, no server)', () => {
       expect([error.status, error.type, error.message]).to.deep.equal([401, 'authentication_error', 'alpha/a-large needs the X-Alpha-Key header.']);
     });
 
-    it('an alias without any of its providers: a 401 naming every header it could use', () => {
-      const error = refused(auto, { omega: ['o'] });
+    it('an alias without any key: a 401 naming every header it could use', () => {
+      const error = refused(auto, {});
       expect([error.status, error.type, error.message]).to.deep.equal([401, 'authentication_error', 'No provider key for free:auto. Send one of: X-Alpha-Key, X-Beta-Key, X-Gamma-Key, X-Delta-Key.']);
     });
 
-    it('an alias whose keyed providers lack a needed capability: a 401 naming the headers that have it', () => {
+    it('keys of none of its providers: a 400 (not unauthorised) saying so, and whose keys would do', () => {
+      const error = refused(auto, { omega: ['o'] });
+      expect([error.status, error.type, error.message]).to.deep.equal([400, 'invalid_request_error', 'Your keys (X-Omega-Key) have no model for free:auto; keys of X-Alpha-Key, X-Beta-Key, X-Gamma-Key, X-Delta-Key do.']);
+    });
+
+    it('keyed providers that lack a needed capability: a 400 naming what is missing and the headers that have it', () => {
       const error = refused(auto, { alpha: ['a'] }, ['vision']);
-      expect([error.status, error.message]).to.deep.equal([401, 'No provider key for free:auto with vision. Send one of: X-Beta-Key.']);
+      expect([error.status, error.type, error.message]).to.deep.equal([400, 'invalid_request_error', 'Your keys (X-Alpha-Key) have no model for free:auto that takes images; keys of X-Beta-Key do.']);
     });
   });
 });

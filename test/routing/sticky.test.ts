@@ -148,8 +148,8 @@ describe('one model per conversation (STICKY)', () => {
     const body = { ...withImage, messages: [...withImage.messages.slice(0, -1), { role: 'user', content: [{ type: 'text', text: 'And this?' }, { type: 'image_url', image_url: { url: 'https://example.com/a.png' } }] }] };
     const res = await postChat(server.url, body, keys);
     // Neither key has a vision model here: the alias answers that it cannot, which shows the kept model was not forced in.
-    expect(res.status).to.equal(401);
-    expect(res.json.error.message).to.match(/^No provider key for free:auto with vision/);
+    expect(res.status).to.equal(400);
+    expect(res.json.error.message).to.match(/^Your keys \(.+\) have no model for free:auto that takes images; keys of /);
   });
 
   it('pinned requests neither keep nor follow a conversation', async () => {

@@ -23,6 +23,8 @@ describe('createRedactor', () => {
       ['CF', ['CFabcdefgh0123', 'CFtoken-ab_cd-EF0123', 'CF_0123456789-x']],
       ['ghp_', ['ghp_abcDEF0123456789abcdef0123456789abcd', 'ghp_abc_DEF-0123', 'ghp_a-b']],
       ['github_pat_', ['github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz0123', 'github_pat_11AB-cd_EF', 'github_pat_x']],
+      // Hugging Face has no plugin, yet its tokens reach upstream messages: "403 token hf_... has no access".
+      ['hf_', ['hf_kHADqLmPzXcVbNtYrEwQaSdFgHjKlZxCvBn', 'hf_0123456789abcdef']],
     ];
     for (const [prefix, keys] of samples) {
       for (const key of keys) {
@@ -38,6 +40,14 @@ describe('createRedactor', () => {
     it('every pattern in one message, separated only by spaces, commas and colons', () => {
       const text = 'keys gsk_a1-b2 sk-or-v1-x_y,AIzaSy_1-2:nvapi-q_r CFabcdefgh_ij ghp_Z-9 github_pat_A_b-C.';
       expect(redact(text)).to.equal('keys [REDACTED] [REDACTED],[REDACTED]:[REDACTED] [REDACTED] [REDACTED] [REDACTED].');
+    });
+
+    it('an upstream message quoting a Hugging Face token keeps its words and loses the token', () => {
+      expect(redact('the provider refused the key (403 token hf_kHADqLmPzXcVbNtYrEwQaSdFgHjKlZxCvBn has no access to this model)')).to.equal(
+        'the provider refused the key (403 token [REDACTED] has no access to this model)',
+      );
+      // A model id with hf_ inside a word stays.
+      expect(redact('meta-llama/Llama-3-8b-hf_quantized')).to.equal('meta-llama/Llama-3-8b-hf_quantized');
     });
 
     it('the provider formats the plugins add (csk-, fw_, tgp_v1_) too', () => {
