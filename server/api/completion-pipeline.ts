@@ -90,7 +90,10 @@ function cutWhenStalled(res: Response, stallMs: number): void {
   res.once('close', () => clearInterval(check));
 }
 
-/** Resolves true when the socket can take more (or is gone), false when the caller took nothing for `stallMs`. */
+/**
+ * Resolves true when the socket can take more (or is gone), false when the caller took nothing for `stallMs`.
+ * Only the event loop's idle time counts: while Freeway's own loop is busy, the caller's reads may not have been seen yet.
+ */
 function drained(res: Response, stallMs: number): Promise<boolean> {
   return new Promise((resolve) => {
     const done = (took: boolean): void => {
@@ -100,7 +103,13 @@ function drained(res: Response, stallMs: number): Promise<boolean> {
       resolve(took);
     };
     const onDrain = (): void => done(true);
-    const stall = setTimeout(() => done(false), stallMs);
+    const loopIdleAtStart = performance.eventLoopUtilization().idle;
+    const onStall = (): void => {
+      const waitedMs = performance.eventLoopUtilization().idle - loopIdleAtStart;
+      if (waitedMs >= stallMs) done(false);
+      else stall = setTimeout(onStall, stallMs - waitedMs);
+    };
+    let stall = setTimeout(onStall, stallMs);
     res.on('drain', onDrain);
     res.on('close', onDrain);
   });

@@ -76,6 +76,11 @@ export interface AttemptStart {
   readonly onFirstOutput: (ms: number) => void;
 }
 
+/** Milliseconds this thread's event loop has spent waiting for I/O since it started. */
+function loopIdle(): number {
+  return performance.eventLoopUtilization().idle;
+}
+
 /** Starts an attempt: its abort controller and its first timer. */
 export function startAttempt({ timings, callerSignal, runStarted, left, onFirstOutput }: AttemptStart): RunningAttempt {
   const started = Date.now();
@@ -89,9 +94,18 @@ export function startAttempt({ timings, callerSignal, runStarted, left, onFirstO
   // Before the first token one timer bounds both silence and the request's time left.
   let silence = setTimeout(() => abort(new AttemptTimeout('first token')), Math.min(timings.firstTokenTimeoutMs, left));
   let overall: NodeJS.Timeout | undefined;
+  // Set only when the idle timer fired while the event loop was too busy to tell silence.
+  let recheck: NodeJS.Timeout | undefined;
+  let loopIdleAtRead = 0;
   const onIdle = (): void => {
     // Time the caller takes to read is not upstream silence.
-    if (reading) abort(new AttemptTimeout('stream idle'));
+    if (!reading) return;
+    // Nor is time Freeway's own event loop spent busy: upstream bytes may sit unread in the socket
+    // (timers run before I/O), or, from a peer in this process, not be written yet. Only the
+    // loop's idle time, waiting on I/O that did not come, counts as silence.
+    const silentMs = loopIdle() - loopIdleAtRead;
+    if (silentMs >= timings.streamIdleTimeoutMs) abort(new AttemptTimeout('stream idle'));
+    else recheck = setTimeout(onIdle, timings.streamIdleTimeoutMs - silentMs);
   };
   const deadline = (label: string, setting: string, ms: number, from: number): NodeJS.Timeout =>
     setTimeout(() => abort(new DeadlineExceeded(label, `${label} (${setting}, ${ms} ms)`)), Math.max(0, from + ms - Date.now()));
@@ -116,6 +130,8 @@ export function startAttempt({ timings, callerSignal, runStarted, left, onFirstO
     async read(reader) {
       if (!streaming) return reader.read();
       reading = true;
+      loopIdleAtRead = loopIdle();
+      clearTimeout(recheck);
       // Re-arms the idle timer, also after it fired while nobody was reading.
       silence.refresh();
       try {
@@ -135,6 +151,7 @@ export function startAttempt({ timings, callerSignal, runStarted, left, onFirstO
     },
     end(aborted) {
       clearTimeout(silence);
+      clearTimeout(recheck);
       clearTimeout(overall);
       callerSignal.removeEventListener('abort', onCallerGone);
       // Whatever failed, the upstream call is over: release its connection.
