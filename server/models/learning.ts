@@ -40,6 +40,8 @@ export interface Lesson {
   readonly requestLimit?: number;
   /** Why, as the upstream said (redacted): a quarantine's reason. */
   readonly reason: string;
+  /** Why, as a store beyond this process keeps it (Redis): the status or Freeway's label, and the provider's error type. */
+  readonly sharedReason?: string;
 }
 
 export interface LearningDeps {
@@ -72,7 +74,7 @@ export function createLearning({ health, knowledge, limitKeepMs, maxLimits, now 
       if (lesson.health) await health.record(healthId, lesson.health, now());
       if (lesson.quarantine && knowledge) {
         // Aliases skip the model for this key (a 410: for every key of its provider) for MODEL_QUARANTINE_MS.
-        await knowledge.quarantines.add({ healthId, modelId: model.spec.id, reason: lesson.reason, scope: lesson.quarantine });
+        await knowledge.quarantines.add({ healthId, modelId: model.spec.id, reason: lesson.reason, sharedReason: lesson.sharedReason, scope: lesson.quarantine });
         knowledge.quarantined?.(model.provider.id, lesson.quarantine);
       }
       if (lesson.outputLimit !== undefined) outputLimits.set(model.id, lesson.outputLimit);

@@ -17,6 +17,8 @@ export interface NewQuarantine {
   readonly modelId: string;
   /** Why, as the upstream said (redacted). */
   readonly reason: string;
+  /** Why, as a store that outlives this process keeps it: the status and the provider's error type, never the upstream's words. */
+  readonly sharedReason?: string;
   /** For this key only, or (the provider said the model is gone) for every key of its provider. */
   readonly scope: 'key' | 'provider';
 }
@@ -56,11 +58,12 @@ export function createQuarantines(store: KnowledgeStore, quarantineMs: number, n
       });
       return result;
     },
-    async add({ healthId, modelId, reason, scope }) {
+    async add({ healthId, modelId, reason, sharedReason, scope }) {
       if (quarantineMs === 0) return;
       const at = now();
       const id = scope === 'provider' ? `q:${providerOf(healthId)}` : `q:${healthId}`;
-      await store.setField(id, modelId, quarantineEntry(at + quarantineMs, reason), quarantineMs);
+      const kept = store.outlivesProcess ? (sharedReason ?? 'quarantined') : reason;
+      await store.setField(id, modelId, quarantineEntry(at + quarantineMs, kept), quarantineMs);
     },
   };
 }

@@ -11,7 +11,7 @@ import { createLearning, type Learning } from '../models/learning.ts';
 import type { ModelKnowledge } from '../models/model-knowledge.ts';
 import type { AttemptTrace, RequestTrace } from '../tracing/index.ts';
 import { logAttempt, startAttempt, type Attempt, type AttemptLog, type AttemptTimings, type RunningAttempt } from './attempt.ts';
-import { CallerGone, contextTooLong, decide, exhausted, keyName, noFailures, noteFailure, outputCap, type Decision, type Failures } from './failover.ts';
+import { CallerGone, contextTooLong, decide, exhausted, keyName, loggedFailure, noFailures, noteFailure, outputCap, type Decision, type Failures } from './failover.ts';
 import { keyFit, newSizeState, refusedForSize, requestTooLarge, type SizeState } from './size-limits.ts';
 import { canUse, poolModelId, type Candidate, type Plan, type PoolKey, type ProviderKeys } from './plan.ts';
 import { createPlanner, type PlanRequest } from './planner.ts';
@@ -211,7 +211,7 @@ async function attemptFailed<T>(ctx: RouterContext, { run, running, candidate, e
     msLeft: run.deadline - Date.now(),
     noCreditWaitMs: ctx.noCreditWaitMs,
   });
-  await ctx.learning.failed(candidate, { ...decision.record, reason: failure.reason });
+  await ctx.learning.failed(candidate, { ...decision.record, reason: failure.reason, sharedReason: loggedFailure(failure) });
   return { failure, decision };
 }
 

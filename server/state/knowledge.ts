@@ -20,6 +20,8 @@ export interface KnowledgeStore {
   /** Sets one field of a record, which lives `ttlMs` from now (or longer, if it already did). */
   setField(id: string, field: string, value: string, ttlMs: number): Promise<void>;
   close(): Promise<void>;
+  /** True where the records outlive this process in a store others read (Redis): they keep no words of an upstream's answer. */
+  readonly outlivesProcess?: boolean;
 }
 
 /** The most fields one record keeps (quarantined models of one key); the oldest goes first. */
@@ -90,6 +92,7 @@ export function withKnowledgeFallback(shared: KnowledgeStore, local: KnowledgeSt
     claim: (id, ttlMs) => either((store) => store.claim(id, ttlMs)),
     fields: (ids) => either((store) => store.fields(ids)),
     setField: (id, field, value, ttlMs) => either((store) => store.setField(id, field, value, ttlMs)),
+    outlivesProcess: shared.outlivesProcess,
     async close() {
       await shared.close();
       await local.close();

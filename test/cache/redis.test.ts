@@ -57,7 +57,7 @@ describe('response cache in Redis (CACHE=redis)', function () {
     redis = await startRedis();
     peek = new Redis(redis.url);
     upstream = await startUpstream((req, res) => openAIText(res, ANSWER, req));
-    const env = { CACHE: 'redis', REDIS_URL: redis.url, KEY_HASH_SECRET: SECRET, GROQ_BASE_URL: upstream.url, CACHE_MAX_BYTES: `${maxBytes / 1024}kb` };
+    const env = { CACHE: 'redis', REDIS_URL: redis.url, KEY_HASH_SECRET: SECRET, GROQ_BASE_URL: upstream.url, CACHE_MAX_BYTES: `${maxBytes / 1024}kb`, MODEL_QUARANTINE_MS: '3600000' };
     [first, second] = await Promise.all([startFreeway({ env }), startFreeway({ env })]);
     // The cache's connection may come up after the others: wait until each instance keeps answers in Redis.
     for (const [i, freeway] of [first, second].entries()) {
@@ -113,6 +113,27 @@ describe('response cache in Redis (CACHE=redis)', function () {
     for (const secret of [prompt, 'Initech', ANSWER, 'quarterly', key(3), key(4), key(1), SECRET]) expect(text, secret).to.not.include(secret);
     const record = JSON.parse((await peek.get(`freeway:health:${createKeyHasher(SECRET)('groq', key(4))}`)) ?? '{}') as { reason?: string };
     expect(record.reason).to.match(/^500( server_error)?$/);
+  });
+
+  it('a model quarantined on an upstream 404 that quotes the request keeps its status in Redis, not the words', async () => {
+    const prompt = 'Merger talks with Globex';
+    upstream.handle((_req, res) => json(res, 404, { error: { message: `The model does not exist; you asked: ${prompt}`, type: 'invalid_request_error', code: 'model_not_found' } }));
+    // Through an alias: a model its key cannot reach is set aside (quarantined) for the alias's next requests.
+    const failed = await fetch(`${first.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'X-Groq-Key': key(5) },
+      body: JSON.stringify({ model: 'free:auto', messages: [{ role: 'user', content: prompt }] }),
+    });
+    expect(failed.status).to.equal(502);
+    // The caller's own answer still says what the upstream said.
+    expect(await failed.text()).to.include('The model does not exist');
+    upstream.handle((req, res) => openAIText(res, ANSWER, req));
+    const quarantines = await peek.keys('freeway:models:q:*');
+    expect(quarantines.length).to.be.greaterThan(0);
+    const text = await dump(peek);
+    for (const words of [prompt, 'Globex', 'does not exist']) expect(text, words).to.not.include(words);
+    const fields = Object.values(await peek.hgetall(quarantines[0] as string));
+    expect(fields.some((value) => /^\d+\|404( invalid_request_error)?$/.test(value)), JSON.stringify(fields)).to.equal(true);
   });
 
   it('holds the cache within CACHE_MAX_BYTES in Redis under a flood of distinct requests', async () => {

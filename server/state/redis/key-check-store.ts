@@ -6,7 +6,8 @@ import { defineScript } from './client.ts';
  * Key checks in Redis: `freeway:check:<provider>:<HMAC>` holds the last answer
  * for an hour; `freeway:checkclaim:<provider>:<HMAC>` exists while a key may not
  * be checked again (SET NX PX: one instance wins); `freeway:checkbudget:<client>`
- * counts a client's checks in a minute that starts with its first.
+ * counts a client's checks in a minute that starts with its first. An answer is kept as its
+ * result alone: the provider's words stay in the checking instance's answer, never in Redis.
  */
 const spendLua = `
 local count = redis.call('INCR', KEYS[1])
@@ -34,7 +35,8 @@ export function createRedisKeyCheckStore(client: Redis, prefix = 'freeway:check'
       return (await client.set(`${prefix}claim:${id}`, '1', 'PX', intervalMs, 'NX')) === 'OK';
     },
     async save(id, record) {
-      await client.set(`${prefix}:${id}`, JSON.stringify(record), 'PX', KEY_CHECK_KEEP_MS);
+      const kept: KeyCheckRecord = { checkedAt: record.checkedAt, result: record.result };
+      await client.set(`${prefix}:${id}`, JSON.stringify(kept), 'PX', KEY_CHECK_KEEP_MS);
     },
     async spend(clientId, _now, perMinute) {
       return (await incrementBudget(`${prefix}budget:${clientId}`, BUDGET_WINDOW_MS)) <= perMinute;

@@ -19,6 +19,7 @@ return 1`;
 export function createRedisKnowledgeStore(client: Redis, prefix = 'freeway:models:'): KnowledgeStore {
   const setField = defineScript<number>(client, 'freewaySetModelField', setFieldLua);
   return {
+    outlivesProcess: true,
     async get(ids) {
       if (ids.length === 0) return [];
       const raws = await client.mget(ids.map((id) => prefix + id));
