@@ -19,7 +19,7 @@ import {
   type Router,
 } from '../routing/index.ts';
 import { cachedTurn, type CachedTurn } from './cached.ts';
-import { recordStream, replayStream, type ResponseCache } from '../cache/index.ts';
+import { replayStream, streamRecorder, type ResponseCache, type StreamRecorder } from '../cache/index.ts';
 import type { KeyReader, KeySet } from '../core/keys.ts';
 import type { ClientApi, StreamEncoder } from './client-api.ts';
 import { lookUpModel } from './lookup.ts';
@@ -131,6 +131,8 @@ interface StreamAnswer {
   readonly keys: KeySet;
   /** The request's trace, when it records the answer's content. */
   readonly capture?: RequestTrace;
+  /** The response cache's recorder, on a miss it may keep. */
+  readonly record?: StreamRecorder;
 }
 
 /** A routed stream that failed after its first byte: this API's error event, or the connection closed. */
@@ -171,6 +173,7 @@ async function sendStream(answer: StreamAnswer, deps: CompletionDeps): Promise<v
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
+      answer.record?.take(value);
       if (value.type === 'finish') {
         finish = value;
         continue;
@@ -190,6 +193,7 @@ async function sendStream(answer: StreamAnswer, deps: CompletionDeps): Promise<v
     }
     res.locals.trace?.output({ finishReason: (finish as RoutedFinish).finishReason });
     res.end(out + encoder.end(finish as RoutedFinish));
+    answer.record?.ended();
   } catch (error) {
     if (!(error instanceof StreamFailed)) await reader.cancel().catch(() => {});
     streamFailed(answer, error, deps);
@@ -259,8 +263,8 @@ export function completionRoute<Req>(api: ClientApi<Req>, deps: CompletionDeps):
       if (api.stream(request)) {
         const capture = trace?.capturesContent ? trace : undefined;
         const routed = await model.doStream(options);
-        const stream = turn.state === 'miss' ? recordStream(routed.stream, turn.maxBytes, (answer) => turn.keep(answer, routed.candidate)) : routed.stream;
-        await sendStream({ res, routed: { ...routed, stream }, encoder: api.openStream(request), attempts, keys, capture }, deps);
+        const record = turn.state === 'miss' ? streamRecorder(turn.maxBytes, (answer) => turn.keep(answer, routed.candidate)) : undefined;
+        await sendStream({ res, routed, encoder: api.openStream(request), attempts, keys, capture, record }, deps);
         return;
       }
       const result = await model.doGenerate(options);

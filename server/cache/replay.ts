@@ -1,39 +1,37 @@
 import { answerCollector, type Collected, type RoutedPart } from '../routing/index.ts';
 
+/** What a streamed answer's writer hands the cache: each part as it goes, then that the stream ended. */
+export interface StreamRecorder {
+  take(part: RoutedPart): void;
+  /** The stream ended after its finish: the whole answer is kept. */
+  ended(): void;
+}
+
 /**
- * A routed stream passed on part for part, its whole answer handed to `complete` once the
- * stream ended after its finish, and never otherwise: a stream that fails (an upstream
- * error, a deadline) or that its reader cancels (the caller gone or stalled) keeps nothing.
- * An answer larger than `maxBytes` is passed on and not kept.
+ * Records a routed stream as its writer reads it, with no stream of its own in between: the
+ * whole answer is handed to `complete` once `ended` is called after the finish part, and never
+ * otherwise. A stream that fails (an upstream error, a deadline) or that the writer gives up (the
+ * caller gone or stalled) never calls `ended` and keeps nothing. An answer larger than `maxBytes`
+ * is not kept.
  */
-export function recordStream(stream: ReadableStream<RoutedPart>, maxBytes: number, complete: (answer: Collected) => void): ReadableStream<RoutedPart> {
-  const reader = stream.getReader();
+export function streamRecorder(maxBytes: number, complete: (answer: Collected) => void): StreamRecorder {
   const collector = answerCollector(maxBytes);
   let keeping = true;
   let finished = false;
-  return new ReadableStream<RoutedPart>(
-    {
-      async pull(controller) {
-        const { done, value } = await reader.read();
-        if (done) {
-          if (keeping && finished) complete(collector.answer());
-          controller.close();
-          return;
-        }
-        if (value.type === 'finish') finished = true;
-        if (keeping) {
-          try {
-            collector.take(value);
-          } catch {
-            keeping = false;
-          }
-        }
-        controller.enqueue(value);
-      },
-      cancel: (reason) => reader.cancel(reason),
+  return {
+    take(part) {
+      if (part.type === 'finish') finished = true;
+      if (!keeping) return;
+      try {
+        collector.take(part);
+      } catch {
+        keeping = false;
+      }
     },
-    { highWaterMark: 0 },
-  );
+    ended() {
+      if (keeping && finished) complete(collector.answer());
+    },
+  };
 }
 
 const TEXT_ID = 'txt-0';
