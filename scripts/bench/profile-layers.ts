@@ -27,18 +27,9 @@ import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { serverNodeFlags } from '../../bin/node-flags.mjs';
+import type { Profile, ProfileNode } from './profile-categories.ts';
 import { cpuTicks, freePort, outDir, pinned, root, ticksPerSecond, waitForHttp, wrkScript } from './harness.ts';
 
-interface ProfileNode {
-  id: number;
-  callFrame: { functionName: string; url: string };
-  children?: number[];
-}
-interface Profile {
-  nodes: ProfileNode[];
-  samples: number[];
-  timeDeltas: number[];
-}
 
 /** The layers, in the order the table shows them; the first seven are Freeway's own. */
 const layers = [
