@@ -27,7 +27,7 @@ import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { serverNodeFlags } from '../../bin/node-flags.mjs';
-import type { Profile, ProfileNode } from './profile-categories.ts';
+import type { Profile } from './profile-categories.ts';
 import { cpuTicks, freePort, outDir, pinned, root, ticksPerSecond, waitForHttp, wrkScript } from './harness.ts';
 
 
