@@ -4,7 +4,7 @@ import { dropPastBound } from './bounded-map.ts';
 
 /**
  * The times of one client's accepted requests inside the window, oldest first,
- * in a ring buffer that grows on demand up to the limit.
+ * in a ring buffer that doubles on demand up to the limit.
  */
 interface Log {
   /** A plain array of doubles: for the many clients with one or two hits, a fraction of a typed array's size. */
@@ -58,19 +58,22 @@ export function createSlidingWindowStore(cleanupEveryMs = 300_000, now: () => nu
   }
 
   function push(log: Log, time: number): void {
-    if (log.count === log.times.length) {
-      // Full: put the ring in order, then grow by one (count never passes the limit).
-      if (log.start !== 0) {
-        const ordered: number[] = [];
-        for (let i = 0; i < log.count; i++) ordered.push(log.times[(log.start + i) % log.times.length] as number);
-        log.times = ordered;
-        log.start = 0;
-      }
-      log.times.push(time);
-    } else {
-      log.times[(log.start + log.count) % log.times.length] = time;
-    }
+    if (log.count === log.times.length) grow(log);
+    log.times[(log.start + log.count) % log.times.length] = time;
     log.count += 1;
+  }
+
+  /**
+   * A full ring doubles (up to the limit), in order: a client whose rate keeps
+   * rising costs one copy per doubling, not a copy of its whole window per request.
+   */
+  function grow(log: Log): void {
+    const capacity = Math.min(Math.max(limit, log.count + 1), log.count * 2);
+    const grown: number[] = [];
+    for (let i = 0; i < log.count; i++) grown.push(log.times[(log.start + i) % log.times.length] as number);
+    while (grown.length < capacity) grown.push(0);
+    log.times = grown;
+    log.start = 0;
   }
 
   const resetTime = (log: Log): Date =>

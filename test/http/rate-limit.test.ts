@@ -131,6 +131,24 @@ describe('sliding-window store', () => {
     expect((await store.get?.('a'))?.resetTime?.getTime()).to.equal(start + 20 + 1000);
   });
 
+  it('counts every hit, in order, while a client\'s rate rises and falls past its ring\'s size', async () => {
+    // Waves of 1 hit a millisecond, then 6: the ring wraps, fills while wrapped, grows, and refuses; a plain list of times is the reference.
+    open(5000, 1000);
+    const accepted: number[] = [];
+    let refused = 0;
+    for (let i = 0; i < 24_000; i++) {
+      const fast = Math.floor(i / 6000) % 2 === 1;
+      if (!fast || i % 6 === 0) clock += 1;
+      while (accepted.length > 0 && (accepted[0] as number) <= clock - 1000) accepted.shift();
+      const info = await store.increment('a');
+      expect(info.totalHits, `#${i}`).to.equal(accepted.length + 1);
+      if (accepted.length < 5000) accepted.push(clock);
+      else refused += 1;
+      expect(info.resetTime?.getTime(), `#${i}`).to.equal((accepted[0] as number) + 1000);
+    }
+    expect(refused).to.be.greaterThan(0);
+  });
+
   it('decrement, resetKey and resetAll', async () => {
     open(2, 1000);
     await store.increment('a');
