@@ -1,11 +1,11 @@
 import type { Request, RequestHandler } from 'express';
-import { rateLimit } from 'express-rate-limit';
 import { BlockList, isIP } from 'node:net';
 import type { ProviderPlugin } from '../../providers/types.ts';
 import { freewayError } from '../core/errors.ts';
 import { keylessRequested } from '../core/keyless.ts';
 import { ANONYMOUS } from '../core/keys.ts';
 import { createSlidingWindowStore } from '../state/sliding-window-store.ts';
+import { windowLimit } from './window-limit.ts';
 
 /**
  * Calls without a key spend this instance's address's allowance at the provider, for
@@ -77,17 +77,13 @@ function mayCallProvider(req: Request): boolean {
 
 export function anonymousAccess({ plugins, mode, perMinute, clientOf, maxClients }: AnonymousAccessOptions): RequestHandler {
   const headers = plugins.filter((plugin) => plugin.anonymous).map((plugin) => ({ name: plugin.header.toLowerCase(), header: plugin.header }));
-  const limit = rateLimit({
+  const limit = windowLimit({
     windowMs: 60_000,
     limit: perMinute,
     store: createSlidingWindowStore(undefined, undefined, maxClients),
-    keyGenerator: clientOf,
-    validate: false,
-    standardHeaders: false,
-    legacyHeaders: false,
-    handler(req, _res, next) {
-      const reset = (req as Request & { rateLimit?: { resetTime?: Date } }).rateLimit?.resetTime;
-      const seconds = Math.max(1, Math.ceil(((reset?.getTime() ?? Date.now() + 60_000) - Date.now()) / 1000));
+    keyOf: clientOf,
+    refuse(_req, _res, next, { resetTime }) {
+      const seconds = Math.max(1, Math.ceil(((resetTime?.getTime() ?? Date.now() + 60_000) - Date.now()) / 1000));
       next(freewayError('FREEWAY_ANONYMOUS_RATE_LIMITED', { seconds, perMinute }, { headers: { 'Retry-After': String(seconds) } }));
     },
   });

@@ -1,9 +1,10 @@
 import { isIP } from 'node:net';
 import type { Request, RequestHandler } from 'express';
-import { rateLimit, type Store } from 'express-rate-limit';
+import type { Store } from 'express-rate-limit';
 import { errorBody, freewayError } from '../core/errors.ts';
 import { detachedString } from '../core/detached-string.ts';
 import { createSlidingWindowStore } from '../state/sliding-window-store.ts';
+import { windowLimit } from './window-limit.ts';
 
 /*
  * One subscriber holds a whole IPv6 /64, often a /56 or /48, and can pick any
@@ -194,21 +195,16 @@ export interface RateLimitOptions {
 
 export function createRateLimit({ max, windowMs, ipv6Subnet, store, onRefused }: RateLimitOptions): RequestHandler & { store: Store } {
   const windowStore = store ?? createSlidingWindowStore();
-  const middleware = rateLimit({
+  const middleware = windowLimit({
     windowMs,
     limit: max,
     store: windowStore,
+    keyOf: (req) => clientIp(req, ipv6Subnet),
     // IETF's RateLimit and RateLimit-Policy headers on every answer, as draft 8 writes them, under the
     // policy name "freeway": a client sees Freeway's own budget (not a provider's) before it runs out.
-    standardHeaders: 'draft-8',
-    identifier: RATE_LIMIT_POLICY,
-    legacyHeaders: false,
-    keyGenerator: (req) => clientIp(req, ipv6Subnet),
-    // clientIp applies Express's trust proxy setting itself, X-Real-IP included.
-    validate: false,
-    handler(req, res) {
-      const reset = (req as Request & { rateLimit?: { resetTime?: Date } }).rateLimit?.resetTime;
-      const seconds = Math.max(1, Math.ceil(((reset?.getTime() ?? Date.now() + windowMs) - Date.now()) / 1000));
+    policy: RATE_LIMIT_POLICY,
+    refuse(_req, res, _next, { resetTime }) {
+      const seconds = Math.max(1, Math.ceil(((resetTime?.getTime() ?? Date.now() + windowMs) - Date.now()) / 1000));
       res.setHeader('Retry-After', String(seconds));
       onRefused?.();
       const format = res.locals.errorBody ?? errorBody;

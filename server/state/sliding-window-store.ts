@@ -25,7 +25,7 @@ export const MAX_STORE_KEY_LENGTH = 64;
 export const boundedKey = (key: string): string => (key.length > MAX_STORE_KEY_LENGTH ? detachedString(key.slice(0, MAX_STORE_KEY_LENGTH)) : key);
 
 /**
- * A true sliding window for express-rate-limit: a request is accepted when
+ * A true sliding window (express-rate-limit's store interface): a request is accepted when
  * fewer than `limit` requests were accepted in the last `windowMs`. Refused
  * requests are not logged, so a client that keeps retrying is let in again as
  * soon as its oldest request leaves the window. Stale clients are dropped

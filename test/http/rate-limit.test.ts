@@ -237,7 +237,7 @@ describe('rate limit over HTTP', () => {
     expect(body).to.deep.equal({
       error: { message: `Rate limit exceeded. Retry after ${retryAfter} seconds.`, type: 'rate_limit_error', code: 429 },
     });
-    // IETF's RateLimit headers (draft 8, as express-rate-limit writes them) name Freeway's own policy; no legacy X-RateLimit-*.
+    // IETF's RateLimit headers (as draft 8 writes them) name Freeway's own policy; no legacy X-RateLimit-*.
     expect(response.headers.get('ratelimit')).to.match(/^"freeway"; r=0; t=(29|30)$/);
     expect(response.headers.get('ratelimit-policy')).to.match(/^"freeway"; q=3; w=30; pk=:[A-Za-z0-9+/=]+:$/);
     expect(response.headers.get('x-ratelimit-limit')).to.equal(null);
