@@ -55,14 +55,18 @@ export function windowLimit({ windowMs, limit, store, keyOf, policy, refuse }: W
     return written;
   };
 
-  const counted = (req: Request, res: Response, next: NextFunction, key: string, hits: ClientRateLimitInfo): void => {
-    const info: WindowInfo = { limit, used: hits.totalHits, remaining: Math.max(limit - hits.totalHits, 0), resetTime: hits.resetTime };
+  /** Writes the RateLimit headers; the client's standing when this request is past the limit, else undefined. */
+  const verdict = (res: Response, key: string, hits: ClientRateLimitInfo): WindowInfo | undefined => {
+    const remaining = Math.max(limit - hits.totalHits, 0);
     if (policy !== undefined && !res.headersSent) {
       const resetSeconds = hits.resetTime ? Math.max(0, Math.ceil((hits.resetTime.getTime() - Date.now()) / 1000)) : windowSeconds;
-      res.setHeader('RateLimit', `"${policy}"; r=${info.remaining}; t=${resetSeconds}`);
+      res.setHeader('RateLimit', `"${policy}"; r=${remaining}; t=${resetSeconds}`);
       res.setHeader('RateLimit-Policy', `"${policy}"; q=${limit}; w=${windowSeconds}; pk=:${partitionKey(key)}:`);
     }
-    if (hits.totalHits > limit) refuse(req, res, next, info);
+    return hits.totalHits > limit ? { limit, used: hits.totalHits, remaining, resetTime: hits.resetTime } : undefined;
+  };
+  const settle = (req: Request, res: Response, next: NextFunction, refused: WindowInfo | undefined): void => {
+    if (refused) refuse(req, res, next, refused);
     else next();
   };
 
@@ -75,7 +79,7 @@ export function windowLimit({ windowMs, limit, store, keyOf, policy, refuse }: W
       next(error);
       return;
     }
-    if (hits instanceof Promise) hits.then((answered) => counted(req, res, next, key, answered), next);
-    else counted(req, res, next, key, hits);
+    if (hits instanceof Promise) hits.then((answered) => settle(req, res, next, verdict(res, key, answered)), next);
+    else settle(req, res, next, verdict(res, key, hits));
   };
 }
