@@ -75,6 +75,32 @@ function compile(keys: readonly string[]): KeyMatcher {
   return { hashes, fragments, shortParts };
 }
 
+/** The matcher of a request without keys: nothing to compile, nothing to keep. */
+const noKeys: KeyMatcher = { hashes: new Set(), fragments: new Set(), shortParts: [] };
+
+/** Where a request's keys hold their matcher once it is made (see matcherOf). */
+const matcherSlot = Symbol('key matcher');
+
+/**
+ * The matcher of a request's keys, made when its first message is redacted and kept
+ * on the keys themselves, so that it dies with them. Not in a WeakMap: V8's young
+ * collections may keep a WeakMap's entries, key and value, until a full collection,
+ * and a request's matcher (two Sets and their tables, even without keys) then goes to
+ * the old generation as garbage: the request log's two redactions of each 404 moved
+ * about 1.8 MB a second there under a flood of them. A request without keys has the
+ * one empty matcher.
+ */
+function matcherOf(requestKeys: RequestKeys): KeyMatcher {
+  const holder = requestKeys as RequestKeys & { [matcherSlot]?: KeyMatcher };
+  const made = holder[matcherSlot];
+  if (made !== undefined) return made;
+  const keys = keysOf(requestKeys);
+  const matcher = keys.length === 0 ? noKeys : compile(keys);
+  // A frozen list is compiled again for each message; it can be read again.
+  if (Object.isExtensible(holder)) holder[matcherSlot] = matcher;
+  return matcher;
+}
+
 /** `text` with every stretch covered by a key fragment replaced; `text` itself when there is none. */
 function removeFragments(text: string, matcher: KeyMatcher): string {
   if (text.length < KEY_FRAGMENT_LENGTH || matcher.hashes.size === 0) return text;
@@ -115,17 +141,11 @@ export function createRedactor(plugins: readonly ProviderPlugin[]): Redactor {
     (pattern) => `(?:${pattern.source})[A-Za-z0-9_-]*`,
   );
   const pattern = new RegExp(sources.join('|'), 'g');
-  // One matcher per request, made when its first message is redacted.
-  const matchers = new WeakMap<object, KeyMatcher>();
 
   return (text, requestKeys) => {
     let out = text;
     if (requestKeys) {
-      let matcher = matchers.get(requestKeys);
-      if (!matcher) {
-        matcher = compile(keysOf(requestKeys));
-        matchers.set(requestKeys, matcher);
-      }
+      const matcher = matcherOf(requestKeys);
       out = removeFragments(out, matcher);
       for (const part of matcher.shortParts) if (out.includes(part)) out = out.replaceAll(part, REDACTED);
     }

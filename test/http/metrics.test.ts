@@ -126,6 +126,42 @@ describe('GET /metrics (Prometheus text format)', () => {
     expect(valueOf(after, 'freeway_provider_keys', { provider: 'cerebras', state: 'healthy' })).to.equal(1);
   });
 
+  it('counts the requests and streams in flight as they start and end, in any order', async () => {
+    upstream.handle(faults.hangMidStream());
+    const callers = [new AbortController(), new AbortController(), new AbortController()];
+    const streams = await Promise.all(
+      callers.map((caller) =>
+        fetch(`${freeway.url}/v1/chat/completions`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...keyHeaders('groq') },
+          body: JSON.stringify(hello('groq/llama-3.3-70b-versatile', { stream: true })),
+          signal: caller.signal,
+        }),
+      ),
+    );
+    for (const stream of streams) expect(stream.headers.get('content-type')).to.match(/^text\/event-stream/);
+    const inFlight = async (): Promise<[number, number]> => {
+      const { exposition } = await scrape(freeway.url);
+      return [valueOf(exposition, 'freeway_requests_in_flight'), valueOf(exposition, 'freeway_streams_in_flight')];
+    };
+    const until = async (wanted: [number, number]): Promise<void> => {
+      const deadline = Date.now() + 10_000;
+      let seen = await inFlight();
+      while ((seen[0] !== wanted[0] || seen[1] !== wanted[1]) && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        seen = await inFlight();
+      }
+      expect(seen).to.deep.equal(wanted);
+    };
+    // Each scrape is a request in flight of its own.
+    await until([4, 3]);
+    // The middle one ends first, then the last, then the first.
+    for (const [index, left] of [[1, 2], [2, 1], [0, 0]] as const) {
+      (callers[index] as AbortController).abort();
+      await until([left + 1, left]);
+    }
+  });
+
   it('shows keys by health state as they change: a rate-limited key moves from healthy to rate_limited', async () => {
     upstream.handle((_req, res) => openAIError(res, 429, 'Rate limit reached', { 'retry-after': '30' }));
     const key = { 'X-Groq-Key': 'gsk_MetricsStateKey0123456789abcdefABCD' };
