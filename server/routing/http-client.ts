@@ -1,7 +1,49 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import { Readable } from 'node:stream';
 import type { FetchFunction } from '../../providers/types.ts';
+
+/**
+ * An upstream answer's body as the web stream the AI SDK reads, with the answer's own
+ * flow control: paused while a chunk waits to be read. Node's `Readable.toWeb` does
+ * the same, but each body it wraps leaves about 4 kB that outlives V8's young
+ * collections (a sequential loop of requests: 4.0 kB a request into the old
+ * generation, against 0.01 kB with this one), and so collections that cost CPU.
+ */
+function webBody(res: IncomingMessage): ReadableStream<Uint8Array> {
+  let settled = false;
+  return new ReadableStream<Uint8Array>({
+    start(controller) {
+      res.on('data', (chunk: Buffer) => {
+        if (settled) return;
+        controller.enqueue(chunk);
+        if ((controller.desiredSize ?? 0) <= 0) res.pause();
+      });
+      res.once('end', () => {
+        if (settled) return;
+        settled = true;
+        controller.close();
+      });
+      // An answer cut short (its socket closed, or the call aborted) fails the read rather than ending it.
+      res.once('error', (error) => {
+        if (settled) return;
+        settled = true;
+        controller.error(error);
+      });
+      res.once('close', () => {
+        if (settled) return;
+        settled = true;
+        controller.error(new TypeError('terminated', { cause: new Error('the upstream connection closed before the answer ended') }));
+      });
+    },
+    pull() {
+      res.resume();
+    },
+    cancel(reason) {
+      settled = true;
+      res.destroy(reason instanceof Error ? reason : undefined);
+    },
+  });
+}
 
 /**
  * A fetch for upstream calls on node:http with shared keep-alive agents.
@@ -33,7 +75,7 @@ export function createUpstreamFetch(): FetchFunction {
           const raw = res.rawHeaders;
           for (let i = 0; i < raw.length; i += 2) headers.append(raw[i] as string, raw[i + 1] as string);
           const status = res.statusCode ?? 502;
-          const body = status === 204 || status === 304 ? null : (Readable.toWeb(res) as ReadableStream<Uint8Array>);
+          const body = status === 204 || status === 304 ? null : webBody(res);
           resolve(new Response(body, { status, statusText: res.statusMessage, headers }));
         },
       );
