@@ -82,8 +82,7 @@ export function anonymousAccess({ plugins, mode, perMinute, clientOf, maxClients
     limit: perMinute,
     store: createSlidingWindowStore(undefined, undefined, maxClients),
     keyOf: clientOf,
-    refuse(_req, _res, next, { resetTime }) {
-      const seconds = Math.max(1, Math.ceil(((resetTime?.getTime() ?? Date.now() + 60_000) - Date.now()) / 1000));
+    refuse(_req, _res, next, { retryAfterSeconds: seconds }) {
       next(freewayError('FREEWAY_ANONYMOUS_RATE_LIMITED', { seconds, perMinute }, { headers: { 'Retry-After': String(seconds) } }));
     },
   });

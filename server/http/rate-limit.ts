@@ -203,8 +203,7 @@ export function createRateLimit({ max, windowMs, ipv6Subnet, store, onRefused }:
     // IETF's RateLimit and RateLimit-Policy headers on every answer, as draft 8 writes them, under the
     // policy name "freeway": a client sees Freeway's own budget (not a provider's) before it runs out.
     policy: RATE_LIMIT_POLICY,
-    refuse(_req, res, _next, { resetTime }) {
-      const seconds = Math.max(1, Math.ceil(((resetTime?.getTime() ?? Date.now() + windowMs) - Date.now()) / 1000));
+    refuse(_req, res, _next, { retryAfterSeconds: seconds }) {
       res.setHeader('Retry-After', String(seconds));
       onRefused?.();
       const format = res.locals.errorBody ?? errorBody;

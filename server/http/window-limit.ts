@@ -3,14 +3,10 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { ClientRateLimitInfo, Options, Store } from 'express-rate-limit';
 import { dropPastBound } from '../state/bounded-map.ts';
 
-/** Where a client stands in its window, as a refusal is told it. */
+/** What a refusal is told: when the client may try again. */
 export interface WindowInfo {
-  readonly limit: number;
-  /** Requests counted in the window, this one included. */
-  readonly used: number;
-  readonly remaining: number;
-  /** When the oldest counted request leaves the window. */
-  readonly resetTime: Date | undefined;
+  /** Whole seconds, at least 1, until the oldest counted request leaves the window. */
+  readonly retryAfterSeconds: number;
 }
 
 export interface WindowLimitOptions {
@@ -63,7 +59,9 @@ export function windowLimit({ windowMs, limit, store, keyOf, policy, refuse }: W
       res.setHeader('RateLimit', `"${policy}"; r=${remaining}; t=${resetSeconds}`);
       res.setHeader('RateLimit-Policy', `"${policy}"; q=${limit}; w=${windowSeconds}; pk=:${partitionKey(key)}:`);
     }
-    return hits.totalHits > limit ? { limit, used: hits.totalHits, remaining, resetTime: hits.resetTime } : undefined;
+    if (hits.totalHits <= limit) return undefined;
+    const resetAt = hits.resetTime?.getTime() ?? Date.now() + windowMs;
+    return { retryAfterSeconds: Math.max(1, Math.ceil((resetAt - Date.now()) / 1000)) };
   };
   const settle = (req: Request, res: Response, next: NextFunction, refused: WindowInfo | undefined): void => {
     if (refused) refuse(req, res, next, refused);

@@ -1,15 +1,8 @@
-import type { UsageRecord } from '../../state/usage-records.ts';
+import type { UsageCounts, UsageRecord } from '../../state/usage-records.ts';
 
 /** One key's use of one model on one day, as `GET /v1/providers` shows it. */
-export interface ModelUsage {
+export interface ModelUsage extends UsageCounts {
   readonly model: string;
-  readonly requests: number;
-  readonly answers: number;
-  readonly failures: Readonly<Record<string, number>>;
-  readonly inputTokens: number;
-  readonly outputTokens: number;
-  /** Answers served from the response cache: no provider called, no tokens spent. */
-  readonly cacheHits: number;
 }
 
 /** A key's `usage` in `GET /v1/providers`: the days with any, newest first; each day's models, most requests first. */
