@@ -182,6 +182,8 @@ function openResponses(): OpenResponses {
       return () => {
         link.before.after = link.after;
         link.after.before = link.before;
+        // An unlinked link that reached the old generation would otherwise keep its young neighbours alive.
+        link.before = link.after = link;
         size -= 1;
       };
     },
