@@ -145,7 +145,7 @@ describe('running as a service: one SIGTERM stops it cleanly', function () {
   /** The arguments a running process was started with (Linux /proc). */
   const commandLine = (pid: number): string[] => readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter((arg) => arg !== '');
 
-  // What the command adds on this machine: 32 MB semi-spaces wherever Node has more than 2 GB.
+  // What the command adds on this machine: 32 MB semi-spaces wherever Node has more than 2 GB, and no pretenuring.
   const serverFlags = serverNodeFlags([], process.env);
 
   it(`the freeway command serves from its own process with its Node flags (here: ${serverFlags.join(' ') || 'none'}), and so do its workers`, async () => {
@@ -163,13 +163,18 @@ describe('running as a service: one SIGTERM stops it cleanly', function () {
     await expectStopped(cluster, workers);
   });
 
-  it('a young generation size the user chose is kept: in NODE_OPTIONS or on the command line', async () => {
+  it('heap flags the user chose are kept: in NODE_OPTIONS or on the command line', async () => {
+    // A young generation size of the user's own: the command adds only what the user left open.
     const fromEnv = await start(process.execPath, () => [freewayBin], { NODE_OPTIONS: '--max-semi-space-size=4' });
-    expect(commandLine(fromEnv.proc.pid as number).slice(1)).to.deep.equal([freewayBin]);
+    expect(commandLine(fromEnv.proc.pid as number).slice(1)).to.deep.equal(['--no-allocation-site-pretenuring', freewayBin]);
     await expectStopped(fromEnv, []);
     const fromArgs = await start(process.execPath, () => ['--max_semi_space_size=8', freewayBin]);
-    expect(commandLine(fromArgs.proc.pid as number).slice(1)).to.deep.equal(['--max_semi_space_size=8', freewayBin]);
+    expect(commandLine(fromArgs.proc.pid as number).slice(1)).to.deep.equal(['--max_semi_space_size=8', '--no-allocation-site-pretenuring', freewayBin]);
     await expectStopped(fromArgs, []);
+    // Both chosen: nothing added, and the command does not run itself again.
+    const both = await start(process.execPath, () => ['--max-semi-space-size=8', '--allocation-site-pretenuring', freewayBin]);
+    expect(commandLine(both.proc.pid as number).slice(1)).to.deep.equal(['--max-semi-space-size=8', '--allocation-site-pretenuring', freewayBin]);
+    await expectStopped(both, []);
   });
 
   const node = machineNode();
@@ -194,22 +199,32 @@ describe('running as a service: one SIGTERM stops it cleanly', function () {
   });
 });
 
-describe("the server's V8 young generation", () => {
+describe("the server's V8 heap flags", () => {
   const GB = 1024 ** 3;
+  const noPretenuring = '--no-allocation-site-pretenuring';
 
-  it('is capped at 32 MB semi-spaces where V8 would choose more (more than 2 GB for Node), and left to V8 where it chooses less', () => {
-    expect(serverNodeFlags([], {}, 24 * GB)).to.deep.equal(['--max-semi-space-size=32']);
-    expect(serverNodeFlags([], {}, 3 * GB)).to.deep.equal(['--max-semi-space-size=32']);
+  it('caps the young generation at 32 MB semi-spaces where V8 would choose more (more than 2 GB for Node), and leaves it to V8 where it chooses less', () => {
+    expect(serverNodeFlags([], {}, 24 * GB)).to.deep.equal(['--max-semi-space-size=32', noPretenuring]);
+    expect(serverNodeFlags([], {}, 3 * GB)).to.deep.equal(['--max-semi-space-size=32', noPretenuring]);
     // V8 picks 32 MB at 2 GB, 16 MB at 1 GB, 1 MB at 512 MB: the flag would only raise those.
-    expect(serverNodeFlags([], {}, 2 * GB)).to.deep.equal([]);
-    expect(serverNodeFlags([], {}, 0.5 * GB)).to.deep.equal([]);
+    expect(serverNodeFlags([], {}, 2 * GB)).to.deep.equal([noPretenuring]);
+    expect(serverNodeFlags([], {}, 0.5 * GB)).to.deep.equal([noPretenuring]);
   });
 
-  it("keeps the user's own size, in either spelling, on the command line or in NODE_OPTIONS", () => {
-    expect(serverNodeFlags(['--max-semi-space-size=8'], {}, 24 * GB)).to.deep.equal([]);
-    expect(serverNodeFlags(['--max_semi_space_size=8'], {}, 24 * GB)).to.deep.equal([]);
-    expect(serverNodeFlags([], { NODE_OPTIONS: '--enable-source-maps --max-semi-space-size=64' }, 24 * GB)).to.deep.equal([]);
+  it("keeps the user's own young generation size, in either spelling, on the command line or in NODE_OPTIONS", () => {
+    expect(serverNodeFlags(['--max-semi-space-size=8'], {}, 24 * GB)).to.deep.equal([noPretenuring]);
+    expect(serverNodeFlags(['--max_semi_space_size=8'], {}, 24 * GB)).to.deep.equal([noPretenuring]);
+    expect(serverNodeFlags([], { NODE_OPTIONS: '--enable-source-maps --max-semi-space-size=64' }, 24 * GB)).to.deep.equal([noPretenuring]);
     // Other flags are no choice of size.
-    expect(serverNodeFlags(['--max-old-space-size=512'], { NODE_OPTIONS: '--enable-source-maps' }, 24 * GB)).to.deep.equal(['--max-semi-space-size=32']);
+    expect(serverNodeFlags(['--max-old-space-size=512'], { NODE_OPTIONS: '--enable-source-maps' }, 24 * GB)).to.deep.equal(['--max-semi-space-size=32', noPretenuring]);
+  });
+
+  it("turns V8's allocation-site pretenuring off, unless the user chose it either way", () => {
+    expect(serverNodeFlags(['--allocation-site-pretenuring'], {}, 24 * GB)).to.deep.equal(['--max-semi-space-size=32']);
+    expect(serverNodeFlags(['--no_allocation_site_pretenuring'], {}, 0.5 * GB)).to.deep.equal([]);
+    expect(serverNodeFlags([], { NODE_OPTIONS: '--allocation-site-pretenuring --max-semi-space-size=16' }, 24 * GB)).to.deep.equal([]);
+    // A flag run again with its own flags adds nothing more: the command's execve is not repeated.
+    const flags = serverNodeFlags([], {}, 24 * GB);
+    expect(serverNodeFlags(flags, {}, 24 * GB)).to.deep.equal([]);
   });
 });

@@ -1,20 +1,21 @@
 /**
- * A/B of V8's young-generation size for Freeway: requests per second, CPU
+ * A/B of the V8 heap flags Freeway's server runs with: requests per second, CPU
  * per request and the part of it V8 spent collecting garbage (from --trace-gc;
  * the steadiest of the three on a noisy machine), non-streaming at 16
  * connections and streaming at 64, and peak RSS under 1000 concurrent slow
- * streams, for each `--max-semi-space-size` given.
+ * streams, for each variant given.
  * The variants run side by side and are measured in turn, round after round,
  * so that drift of the machine falls on all of them alike.
  *
- *   node scripts/bench/young-generation.ts            # variants default,16,8,4
- *   YG_VARIANTS=default,16 YG_ROUNDS=6 YG_SECONDS=8 node scripts/bench/young-generation.ts
+ *   node scripts/bench/heap-flags.ts                    # variants default,16,8,4
+ *   HEAP_VARIANTS=32,32+nopretenure HEAP_ROUNDS=6 HEAP_SECONDS=8 node scripts/bench/heap-flags.ts
  *
- * "default" is V8's own sizing (64 MB semi-spaces on a large machine), a
- * number is the flag's value in MB. The `freeway` command runs its server with
- * 32 (bin/node-flags.mjs) on the strength of this comparison. Needs wrk; pins
- * Freeway to CPU 0 and the mock upstream and wrk to CPU 1 when taskset exists.
- * Loopback only; writes .bench/young-generation.md.
+ * A variant is `+`-joined: "default" (V8's own sizing: 64 MB semi-spaces on a
+ * large machine), a number (`--max-semi-space-size` in MB), "nopretenure"
+ * (`--no-allocation-site-pretenuring`). The `freeway` command runs its server
+ * with 32 and no pretenuring (bin/node-flags.mjs) on the strength of these
+ * comparisons. Needs wrk; pins Freeway to CPU 0 and the mock upstream and wrk
+ * to CPU 1 when taskset exists. Loopback only; writes .bench/heap-flags.md.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -22,10 +23,26 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cpuTicks, freePort, median, outDir, peakRssUnderStreams, pinned, root, ticksPerSecond, waitForHttp, wrkScript } from './harness.ts';
 
-const variants = (process.env.YG_VARIANTS ?? 'default,16,8,4').split(',');
-const rounds = Number(process.env.YG_ROUNDS ?? 4);
-const seconds = Number(process.env.YG_SECONDS ?? 8);
-const flagsOf = (variant: string): string[] => (variant === 'default' ? [] : [`--max-semi-space-size=${variant}`]);
+const variants = (process.env.HEAP_VARIANTS ?? 'default,16,8,4').split(',');
+const rounds = Number(process.env.HEAP_ROUNDS ?? 4);
+const seconds = Number(process.env.HEAP_SECONDS ?? 8);
+
+/** The Node flags of one variant. */
+function flagsOf(variant: string): string[] {
+  return variant.split('+').flatMap((token) => {
+    if (token === 'default') return [];
+    if (token === 'nopretenure') return ['--no-allocation-site-pretenuring'];
+    if (/^\d+$/.test(token)) return [`--max-semi-space-size=${token}`];
+    throw new Error(`unknown variant part "${token}": a number (semi-space MB), default or nopretenure`);
+  });
+}
+
+/** A variant as the table names it. */
+const labelOf = (variant: string): string =>
+  variant
+    .split('+')
+    .map((token) => (token === 'default' ? 'V8 default' : token === 'nopretenure' ? 'no pretenuring' : `${token} MB semi-spaces`))
+    .join(', ');
 
 interface Running {
   readonly proc: ChildProcess;
@@ -68,7 +85,7 @@ async function stop(running: Running): Promise<void> {
 }
 
 async function wrk(target: Running, stream: boolean, connections: number): Promise<{ rps: number; cpuUs: number; gcUs: number; errors: number }> {
-  const script = join(outDir, `yg-${stream ? 'stream' : 'json'}.lua`);
+  const script = join(outDir, `heap-${stream ? 'stream' : 'json'}.lua`);
   writeFileSync(script, wrkScript(stream));
   const pid = target.proc.pid as number;
   const before = cpuTicks(pid);
@@ -143,16 +160,16 @@ async function main(): Promise<void> {
   const base = results.get(variants[0]!)!;
   const paired = (mine: number[], theirs: number[]): string => `${((median(mine.map((v, i) => v / theirs[i]!)) - 1) * 100).toFixed(1)}%`;
   const lines = [
-    `| semi-space | non-stream 16 req/s | CPU µs/req | CPU vs ${variants[0]} | GC µs/req | stream 64 req/s | CPU µs/req | CPU vs ${variants[0]} | GC µs/req | 1000 streams peak RSS MB | errors |`,
+    `| heap flags | non-stream 16 req/s | CPU µs/req | CPU vs ${variants[0]} | GC µs/req | stream 64 req/s | CPU µs/req | CPU vs ${variants[0]} | GC µs/req | 1000 streams peak RSS MB | errors |`,
     `|---|---|---|---|---|---|---|---|---|---|---|`,
     ...variants.map((variant) => {
       const r = results.get(variant)!;
       const p = peaks.get(variant)!;
-      return `| ${variant === 'default' ? 'V8 default' : `${variant} MB`} | ${median(r.json).toFixed(0)} | ${median(r.jsonCpu).toFixed(0)} | ${paired(r.jsonCpu, base.jsonCpu)} | ${median(r.jsonGc).toFixed(1)} | ${median(r.stream).toFixed(0)} | ${median(r.streamCpu).toFixed(0)} | ${paired(r.streamCpu, base.streamCpu)} | ${median(r.streamGc).toFixed(1)} | ${p.peak.toFixed(1)} (${p.completed}/1000 completed) | ${r.errors} |`;
+      return `| ${labelOf(variant)} | ${median(r.json).toFixed(0)} | ${median(r.jsonCpu).toFixed(0)} | ${paired(r.jsonCpu, base.jsonCpu)} | ${median(r.jsonGc).toFixed(1)} | ${median(r.stream).toFixed(0)} | ${median(r.streamCpu).toFixed(0)} | ${paired(r.streamCpu, base.streamCpu)} | ${median(r.streamGc).toFixed(1)} | ${p.peak.toFixed(1)} (${p.completed}/1000 completed) | ${r.errors} |`;
     }),
   ];
   console.log(`\n${rounds} rounds of ${seconds} s, medians:\n\n${lines.join('\n')}`);
-  writeFileSync(join(outDir, 'young-generation.md'), `${lines.join('\n')}\n`);
+  writeFileSync(join(outDir, 'heap-flags.md'), `${lines.join('\n')}\n`);
 }
 
 await main();
