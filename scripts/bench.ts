@@ -39,6 +39,7 @@ import { join } from 'node:path';
 import { serverNodeFlags } from '../bin/node-flags.mjs';
 import {
   body,
+  checkoutNodeFlags,
   commandExists,
   cpuTicks,
   freePort,
@@ -257,7 +258,7 @@ async function slowStreamRow(mockCmd: string, mockArgs: string[], log: (line?: s
     ['floor', async () => { const p = await freePort(); return startFloor(upstream, p); }],
     ['freeway', async () => { const p = await freePort(); return startFreeway(freewayEnv(p, upstream), p); }],
   ];
-  if (beforeDir) starters.push(['before', async () => { const p = await freePort(); return startFreeway(freewayEnv(p, upstream), p, undefined, beforeDir); }]);
+  if (beforeDir) starters.push(['before', async () => { const p = await freePort(); const env = freewayEnv(p, upstream); return startFreeway(env, p, await checkoutNodeFlags(beforeDir, { ...process.env, ...env }), beforeDir); }]);
   const results: Record<Target, Array<{ completed: number; cpu: number }>> = { bare: [], floor: [], freeway: [], before: [], portkey: [], cacheMiss: [], cacheHit: [] };
   for (let round = 0; round < rounds; round++) {
     for (const [name, start] of starters) {
@@ -345,7 +346,7 @@ async function main(): Promise<void> {
   const freewayPort = await freePort();
   const freeway = await startFreeway(freewayEnv(freewayPort, upstream), freewayPort);
   const beforePort = await freePort();
-  const before = beforeDir ? await startFreeway(freewayEnv(beforePort, upstream), beforePort, undefined, beforeDir) : undefined;
+  const before = beforeDir ? await startFreeway(freewayEnv(beforePort, upstream), beforePort, await checkoutNodeFlags(beforeDir, { ...process.env, ...freewayEnv(beforePort, upstream) }), beforeDir) : undefined;
   // The response cache (CACHE=memory): misses (every request with `Cache-Control: no-cache`, which still names, records,
   // seals and keeps its answer: all a miss costs but the lookup), and hits (the same request again and again).
   const cacheMissPort = await freePort();
@@ -370,7 +371,8 @@ async function main(): Promise<void> {
   await new Promise((r) => setTimeout(r, 1000));
   const idleRss = rssBytes(freeway.pid);
 
-  if (before) log(`- before: the build of ${beforeDir}, measured in the same run, alternating with the others`);
+  log(`- Freeway, the floor and Portkey run with the freeway command's Node flags: ${serverNodeFlags([], process.env).join(' ') || 'none'}`);
+  if (before) log(`- before: the build of ${beforeDir} with its own command's Node flags (${(await checkoutNodeFlags(beforeDir as string, process.env)).join(' ') || 'none'}), measured in the same run, alternating with the others`);
   const beforeHead = before ? ' before req/s | before CPU µs/req | before CPU × bare | before CPU × floor |' : '';
   log(`| mode | conns | bare req/s | Freeway req/s | ratio | bare p50/p99 ms | Freeway p50/p99 ms | bare CPU µs/req | floor CPU µs/req | floor CPU × bare | Freeway CPU µs/req | Freeway CPU × bare | Freeway CPU × floor |${beforeHead} errors |`);
   log(`|---|---|---|---|---|---|---|---|---|---|---|---|---|${before ? '---|---|---|---|' : ''}---|`);

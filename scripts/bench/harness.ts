@@ -4,15 +4,27 @@
  * /proc says of a process (CPU ticks, RSS).
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 export { freePort } from '../../test/support/process.ts';
 
 export const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
 export const outDir = join(root, '.bench');
+
+/**
+ * The Node flags the `freeway` command of the checkout in `dir` gives its server (that
+ * checkout's bin/node-flags.mjs; none before it had one), so that comparing two builds
+ * also compares their flags.
+ */
+export async function checkoutNodeFlags(dir: string, env: Readonly<Record<string, string | undefined>>): Promise<string[]> {
+  const own = join(dir, 'bin/node-flags.mjs');
+  if (!existsSync(own)) return [];
+  const flags = (await import(pathToFileURL(own).href)) as { serverNodeFlags(execArgv: readonly string[], env: Readonly<Record<string, string | undefined>>): string[] };
+  return flags.serverNodeFlags([], env);
+}
 mkdirSync(outDir, { recursive: true });
 
 /** The key of every benchmark request (Cerebras-shaped; the mock upstream ignores it). */

@@ -28,7 +28,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { serverNodeFlags } from '../../bin/node-flags.mjs';
 import type { Profile } from './profile-categories.ts';
-import { cpuTicks, freePort, outDir, pinned, root, ticksPerSecond, waitForHttp, wrkScript } from './harness.ts';
+import { checkoutNodeFlags, cpuTicks, freePort, outDir, pinned, root, ticksPerSecond, waitForHttp, wrkScript } from './harness.ts';
 
 
 /** The layers, in the order the table shows them; the first seven are Freeway's own. */
@@ -212,7 +212,7 @@ async function main(): Promise<void> {
   const beforePort = await freePort();
   const beforeEnv = { ...freewayEnv, PORT: String(beforePort) };
   const before = beforeDir
-    ? await profileUnderLoad({ name: 'before', dir: beforeDir, script: 'dist/server/main.js', env: beforeEnv, port: beforePort, probe: '/health', nodeFlags: serverNodeFlags([], { ...process.env, ...beforeEnv }), stream, connections, seconds })
+    ? await profileUnderLoad({ name: 'before', dir: beforeDir, script: 'dist/server/main.js', env: beforeEnv, port: beforePort, probe: '/health', nodeFlags: await checkoutNodeFlags(beforeDir, { ...process.env, ...beforeEnv }), stream, connections, seconds })
     : undefined;
   mock.kill('SIGTERM');
   await once(mock, 'exit');
