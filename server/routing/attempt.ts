@@ -78,7 +78,7 @@ export interface AttemptStart {
 
 /** Milliseconds this thread's event loop has spent waiting for I/O since it started. */
 function loopIdle(): number {
-  return performance.eventLoopUtilization().idle;
+  return performance.nodeTiming.idleTime;
 }
 
 /** Starts an attempt: its abort controller and its first timer. */
@@ -94,18 +94,25 @@ export function startAttempt({ timings, callerSignal, runStarted, left, onFirstO
   // Before the first token one timer bounds both silence and the request's time left.
   let silence = setTimeout(() => abort(new AttemptTimeout('first token')), Math.min(timings.firstTokenTimeoutMs, left));
   let overall: NodeJS.Timeout | undefined;
-  // Set only when the idle timer fired while the event loop was too busy to tell silence.
+  // Set only when the idle timer fired before the read in progress had been silent long enough.
   let recheck: NodeJS.Timeout | undefined;
+  // Whether the idle timer or its recheck is still to fire: reads do not re-arm it each, the
+  // first read after it fired with nobody reading does.
+  let idleArmed = false;
   let loopIdleAtRead = 0;
   const onIdle = (): void => {
+    idleArmed = false;
     // Time the caller takes to read is not upstream silence.
     if (!reading) return;
     // Nor is time Freeway's own event loop spent busy: upstream bytes may sit unread in the socket
     // (timers run before I/O), or, from a peer in this process, not be written yet. Only the
-    // loop's idle time, waiting on I/O that did not come, counts as silence.
+    // loop's idle time since the read began, waiting on I/O that did not come, counts as silence.
     const silentMs = loopIdle() - loopIdleAtRead;
     if (silentMs >= timings.streamIdleTimeoutMs) abort(new AttemptTimeout('stream idle'));
-    else recheck = setTimeout(onIdle, timings.streamIdleTimeoutMs - silentMs);
+    else {
+      recheck = setTimeout(onIdle, timings.streamIdleTimeoutMs - silentMs);
+      idleArmed = true;
+    }
   };
   const deadline = (label: string, setting: string, ms: number, from: number): NodeJS.Timeout =>
     setTimeout(() => abort(new DeadlineExceeded(label, `${label} (${setting}, ${ms} ms)`)), Math.max(0, from + ms - Date.now()));
@@ -125,15 +132,20 @@ export function startAttempt({ timings, callerSignal, runStarted, left, onFirstO
       onFirstOutput(Date.now() - started);
       clearTimeout(silence);
       silence = setTimeout(onIdle, timings.streamIdleTimeoutMs);
+      idleArmed = true;
       overall = deadline('request timeout', 'REQUEST_TIMEOUT_MS', timings.requestTimeoutMs, runStarted);
     },
     async read(reader) {
       if (!streaming) return reader.read();
       reading = true;
       loopIdleAtRead = loopIdle();
-      clearTimeout(recheck);
-      // Re-arms the idle timer, also after it fired while nobody was reading.
-      silence.refresh();
+      // The timer fires at most one timeout after this read began; if it fires sooner, it
+      // waits again for the rest (onIdle). Re-arming it here on every chunk would cost a
+      // timer-list insertion per chunk.
+      if (!idleArmed) {
+        idleArmed = true;
+        silence.refresh();
+      }
       try {
         return await reader.read();
       } finally {
