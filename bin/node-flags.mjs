@@ -50,11 +50,12 @@ const chosen = (flag, execArgv, env) => execArgv.some((arg) => flag.test(arg)) |
  * The flags to add to a server started with these Node arguments and this
  * environment. The young generation size: none when the user chose one already
  * (on the command line or in NODE_OPTIONS), or when V8's own choice is no larger.
- * No pretenuring, unless the user chose either way.
+ * No pretenuring, unless the user chose either way on the command line (Node does
+ * not take the flag in NODE_OPTIONS).
  */
 export function serverNodeFlags(execArgv, env, memoryBytes = memoryForNode()) {
   const flags = [];
   if (!chosen(youngGenerationFlag, execArgv, env) && memoryBytes > youngGenerationFromBytes) flags.push(youngGeneration);
-  if (!chosen(pretenuringFlag, execArgv, env)) flags.push(noPretenuring);
+  if (!execArgv.some((arg) => pretenuringFlag.test(arg))) flags.push(noPretenuring);
   return flags;
 }

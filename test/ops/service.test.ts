@@ -219,10 +219,10 @@ describe("the server's V8 heap flags", () => {
     expect(serverNodeFlags(['--max-old-space-size=512'], { NODE_OPTIONS: '--enable-source-maps' }, 24 * GB)).to.deep.equal(['--max-semi-space-size=32', noPretenuring]);
   });
 
-  it("turns V8's allocation-site pretenuring off, unless the user chose it either way", () => {
+  it("turns V8's allocation-site pretenuring off, unless the user chose it either way on the command line", () => {
     expect(serverNodeFlags(['--allocation-site-pretenuring'], {}, 24 * GB)).to.deep.equal(['--max-semi-space-size=32']);
     expect(serverNodeFlags(['--no_allocation_site_pretenuring'], {}, 0.5 * GB)).to.deep.equal([]);
-    expect(serverNodeFlags([], { NODE_OPTIONS: '--allocation-site-pretenuring --max-semi-space-size=16' }, 24 * GB)).to.deep.equal([]);
+    expect(serverNodeFlags(['--allocation-site-pretenuring'], { NODE_OPTIONS: '--max-semi-space-size=16' }, 24 * GB)).to.deep.equal([]);
     // A flag run again with its own flags adds nothing more: the command's execve is not repeated.
     const flags = serverNodeFlags([], {}, 24 * GB);
     expect(serverNodeFlags(flags, {}, 24 * GB)).to.deep.equal([]);
