@@ -43,9 +43,6 @@ export const noPretenuring = '--no-allocation-site-pretenuring';
 
 const pretenuringFlag = /--(no[-_])?allocation[-_]site[-_]pretenuring\b/;
 
-/** Whether a flag matching `flag` is among these Node arguments or in NODE_OPTIONS. */
-const chosen = (flag, execArgv, env) => execArgv.some((arg) => flag.test(arg)) || flag.test(env.NODE_OPTIONS ?? '');
-
 /**
  * The flags to add to a server started with these Node arguments and this
  * environment. The young generation size: none when the user chose one already
@@ -54,8 +51,9 @@ const chosen = (flag, execArgv, env) => execArgv.some((arg) => flag.test(arg)) |
  * not take the flag in NODE_OPTIONS).
  */
 export function serverNodeFlags(execArgv, env, memoryBytes = memoryForNode()) {
+  const onCommandLine = (flag) => execArgv.some((arg) => flag.test(arg));
   const flags = [];
-  if (!chosen(youngGenerationFlag, execArgv, env) && memoryBytes > youngGenerationFromBytes) flags.push(youngGeneration);
-  if (!execArgv.some((arg) => pretenuringFlag.test(arg))) flags.push(noPretenuring);
+  if (!onCommandLine(youngGenerationFlag) && !youngGenerationFlag.test(env.NODE_OPTIONS ?? '') && memoryBytes > youngGenerationFromBytes) flags.push(youngGeneration);
+  if (!onCommandLine(pretenuringFlag)) flags.push(noPretenuring);
   return flags;
 }

@@ -346,7 +346,9 @@ async function main(): Promise<void> {
   const freewayPort = await freePort();
   const freeway = await startFreeway(freewayEnv(freewayPort, upstream), freewayPort);
   const beforePort = await freePort();
-  const before = beforeDir ? await startFreeway(freewayEnv(beforePort, upstream), beforePort, await checkoutNodeFlags(beforeDir, { ...process.env, ...freewayEnv(beforePort, upstream) }), beforeDir) : undefined;
+  const beforeEnv = freewayEnv(beforePort, upstream);
+  const beforeFlags = beforeDir ? await checkoutNodeFlags(beforeDir, { ...process.env, ...beforeEnv }) : [];
+  const before = beforeDir ? await startFreeway(beforeEnv, beforePort, beforeFlags, beforeDir) : undefined;
   // The response cache (CACHE=memory): misses (every request with `Cache-Control: no-cache`, which still names, records,
   // seals and keeps its answer: all a miss costs but the lookup), and hits (the same request again and again).
   const cacheMissPort = await freePort();
@@ -372,7 +374,7 @@ async function main(): Promise<void> {
   const idleRss = rssBytes(freeway.pid);
 
   log(`- Freeway, the floor and Portkey run with the freeway command's Node flags: ${serverNodeFlags([], process.env).join(' ') || 'none'}`);
-  if (before) log(`- before: the build of ${beforeDir} with its own command's Node flags (${(await checkoutNodeFlags(beforeDir as string, process.env)).join(' ') || 'none'}), measured in the same run, alternating with the others`);
+  if (before) log(`- before: the build of ${beforeDir} with its own command's Node flags (${beforeFlags.join(' ') || 'none'}), measured in the same run, alternating with the others`);
   const beforeHead = before ? ' before req/s | before CPU µs/req | before CPU × bare | before CPU × floor |' : '';
   log(`| mode | conns | bare req/s | Freeway req/s | ratio | bare p50/p99 ms | Freeway p50/p99 ms | bare CPU µs/req | floor CPU µs/req | floor CPU × bare | Freeway CPU µs/req | Freeway CPU × bare | Freeway CPU × floor |${beforeHead} errors |`);
   log(`|---|---|---|---|---|---|---|---|---|---|---|---|---|${before ? '---|---|---|---|' : ''}---|`);
