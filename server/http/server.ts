@@ -1,5 +1,5 @@
 import cluster from 'node:cluster';
-import { createServer, STATUS_CODES, type RequestListener, type Server, type ServerResponse } from 'node:http';
+import { createServer, IncomingMessage, ServerResponse, STATUS_CODES, type RequestListener, type Server } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { Config } from '../config/index.ts';
@@ -94,6 +94,29 @@ function capConnections(server: Server, max: number, onDrop: () => void): void {
   });
 }
 
+/** A constructor of `Base`'s objects whose prototype is `prototype` from the start. */
+function bornWith<T extends object>(Base: new (first: never, second: never) => T, prototype: object): new (first: never, second: never) => T {
+  // Reflect.construct with Born as the new target keeps Base's object layout (its fields in the object) with Born's prototype.
+  function Born(first: never, second: never): T {
+    return Reflect.construct(Base, [first, second], Born) as T;
+  }
+  Born.prototype = prototype;
+  return Born as unknown as new (first: never, second: never) => T;
+}
+
+/**
+ * The request and response classes for an Express app: objects born with the app's own
+ * prototypes. Express gives each request and response its prototypes on arrival
+ * (`Object.setPrototypeOf`), which moves the object to another hidden class and leaves
+ * Node's HTTP code and Express's seeing two shapes of each; born with them, the call
+ * changes nothing and every request has one shape throughout.
+ */
+function messageClasses(app: RequestListener): { IncomingMessage?: typeof IncomingMessage; ServerResponse?: typeof ServerResponse } {
+  const { request, response } = app as Partial<Record<'request' | 'response', unknown>>;
+  if (!(request instanceof IncomingMessage) || !(response instanceof ServerResponse)) return {};
+  return { IncomingMessage: bornWith(IncomingMessage, request) as unknown as typeof IncomingMessage, ServerResponse: bornWith(ServerResponse, response) as unknown as typeof ServerResponse };
+}
+
 /** Freeway's HTTP server, the same for `npm start` and the tests: timeouts, parser errors and the connection cap (MAX_CONNECTIONS) included. */
 export function createFreewayServer(
   app: RequestListener,
@@ -107,6 +130,7 @@ export function createFreewayServer(
       headersTimeout: timeouts.headersTimeoutMs,
       requestTimeout: timeouts.requestTimeoutMs,
       connectionsCheckingInterval: timeouts.checkEveryMs,
+      ...messageClasses(app),
     },
     app,
   );
