@@ -76,6 +76,9 @@ export interface AttemptStart {
   readonly onFirstOutput: (ms: number) => void;
 }
 
+/** A request's deadlines are first armed to this step below them, so that requests share Node's timer list for that duration. */
+const DEADLINE_STEP_MS = 1000;
+
 /** Milliseconds this thread's event loop has spent waiting for I/O since it started. */
 function loopIdle(): number {
   return performance.nodeTiming.idleTime;
@@ -114,8 +117,18 @@ export function startAttempt({ timings, callerSignal, runStarted, left, onFirstO
       idleArmed = true;
     }
   };
-  const deadline = (label: string, setting: string, ms: number, from: number): NodeJS.Timeout =>
-    setTimeout(() => abort(new DeadlineExceeded(label, `${label} (${setting}, ${ms} ms)`)), Math.max(0, from + ms - Date.now()));
+  // Node keeps one timer list per duration, made and dropped with its last timer: a deadline armed for
+  // its exact time left would make and drop one per request. It is armed to the step below, then for the rest.
+  const armDeadline = (label: string, setting: string, ms: number): void => {
+    const at = runStarted + ms;
+    const fire = (): void => {
+      const rest = at - Date.now();
+      if (rest > 0) overall = setTimeout(fire, rest);
+      else abort(new DeadlineExceeded(label, `${label} (${setting}, ${ms} ms)`));
+    };
+    const rest = at - Date.now();
+    overall = setTimeout(fire, rest > DEADLINE_STEP_MS ? rest - (rest % DEADLINE_STEP_MS) : Math.max(0, rest));
+  };
 
   const attempt: Attempt = {
     signal: controller.signal,
@@ -133,7 +146,7 @@ export function startAttempt({ timings, callerSignal, runStarted, left, onFirstO
       clearTimeout(silence);
       silence = setTimeout(onIdle, timings.streamIdleTimeoutMs);
       idleArmed = true;
-      overall = deadline('request timeout', 'REQUEST_TIMEOUT_MS', timings.requestTimeoutMs, runStarted);
+      armDeadline('request timeout', 'REQUEST_TIMEOUT_MS', timings.requestTimeoutMs);
     },
     async read(reader) {
       if (!streaming) return reader.read();
@@ -159,7 +172,7 @@ export function startAttempt({ timings, callerSignal, runStarted, left, onFirstO
     headers: () => upstreamHeaders,
     handOver() {
       clearTimeout(overall);
-      overall = deadline('stream max duration', 'STREAM_MAX_DURATION_MS', timings.streamMaxDurationMs, runStarted);
+      armDeadline('stream max duration', 'STREAM_MAX_DURATION_MS', timings.streamMaxDurationMs);
     },
     end(aborted) {
       clearTimeout(silence);

@@ -143,6 +143,14 @@ describe('deadlines and sizes', () => {
     expect(line.reason).to.equal('The stream was ended: stream max duration (STREAM_MAX_DURATION_MS, 700 ms).');
   });
 
+  it('a deadline over a second ends the stream at its time, not at the whole second its timer is first armed to', async () => {
+    const running = await start({ STREAM_MAX_DURATION_MS: '1700', STREAM_IDLE_TIMEOUT_MS: '300' });
+    groq.handle(endlessDrip(20));
+    const res = await postChat(running.url, hello('free:auto', { stream: true }), keys);
+    expect(res.ms).to.be.within(1695, 6000);
+    expect(sseEvents(res.text).at(-1).error.message).to.equal('The stream was ended: stream max duration (STREAM_MAX_DURATION_MS, 1700 ms).');
+  });
+
   it('a stream within STREAM_MAX_DURATION_MS is not cut', async () => {
     const running = await start({ STREAM_MAX_DURATION_MS: '2000' });
     groq.handle(faults.trickle(5, 20));
