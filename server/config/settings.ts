@@ -50,7 +50,7 @@ export const settings = {
       env: 'CORS_ORIGINS',
       default: '*',
       accepts: '`*` or comma-separated origins',
-      doc: "Allowed origins for `/v1/*`. Preflights are allowed the request headers they ask for (the key headers, the SDKs' `x-stainless-*`, Anthropic's `anthropic-*` and `x-api-key`); no credentials; `Retry-After`, `RateLimit`, `RateLimit-Policy`, `Age` and `X-Freeway-*` are exposed",
+      doc: "Allowed origins for `/v1/*`. Preflights are allowed the request headers they ask for (the key headers, the SDKs' `x-stainless-*`, Anthropic's `anthropic-*` and `x-api-key`); no credentials; `Retry-After`, `RateLimit`, `RateLimit-Policy`, `Age` and `X-Freeway-*` are exposed. Only requests with an `Origin` (browsers) get CORS headers",
       parse(raw) {
         const origins = raw.split(',').map((origin) => origin.trim()).filter(Boolean);
         return origins.length === 0 || origins.includes('*') ? '*' : origins;

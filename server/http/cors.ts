@@ -12,9 +12,9 @@ export interface CorsSettings {
 
 /**
  * CORS headers: preflights (OPTIONS) are answered by the `cors` package; every
- * other request gets the same headers it would write (the allowed origin,
- * `Vary: Origin` when origins are listed, the exposed headers), made once here
- * rather than rebuilt from the options on every request.
+ * other request from a browser (one with an Origin) gets the same headers it would
+ * write (the allowed origin, `Vary: Origin` when origins are listed, the exposed
+ * headers), made once here rather than rebuilt from the options on every request.
  */
 export function corsHeaders({ origins, methods, exposedHeaders, maxAge }: CorsSettings): RequestHandler {
   // No allowedHeaders: a preflight is allowed the headers it asks for (see app.ts).
@@ -27,10 +27,18 @@ export function corsHeaders({ origins, methods, exposedHeaders, maxAge }: CorsSe
       preflight(req, res, next);
       return;
     }
+    const origin = req.headers.origin;
+    // A browser sends Origin with every cross-origin request, and reads CORS headers only then:
+    // the SDKs, agents and curl that make most calls send none, and get none. A GET's answer
+    // says it varies by Origin, so that a cache does not hand it to a browser.
+    if (origin === undefined) {
+      if (req.method === 'GET') res.vary('Origin');
+      next();
+      return;
+    }
     if (anyOrigin) res.setHeader('Access-Control-Allow-Origin', '*');
     else {
-      const origin = req.headers.origin;
-      if (origin !== undefined && allowed.has(origin)) res.setHeader('Access-Control-Allow-Origin', origin);
+      if (allowed.has(origin)) res.setHeader('Access-Control-Allow-Origin', origin);
       res.vary('Origin');
     }
     if (exposed !== '') res.setHeader('Access-Control-Expose-Headers', exposed);

@@ -130,6 +130,26 @@ describe('CORS', () => {
       expect(exposed).to.include('x-freeway-waited');
     });
 
+    it('a call without an Origin (an SDK, an agent, curl) gets no CORS headers; a GET says it varies by Origin', async () => {
+      const posted = await fetch(`${freeway.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...keyHeaders('cerebras') },
+        body: JSON.stringify({ model: 'cerebras/llama-3.3-70b', messages: [{ role: 'user', content: 'hi' }] }),
+      });
+      expect(posted.status).to.equal(200);
+      await posted.json();
+      expect(posted.headers.get('access-control-allow-origin')).to.equal(null);
+      expect(posted.headers.get('access-control-expose-headers')).to.equal(null);
+      const listed = await fetch(`${freeway.url}/v1/models`);
+      expect(listed.status).to.equal(200);
+      await listed.json();
+      expect(listed.headers.get('access-control-allow-origin')).to.equal(null);
+      expect(list(listed.headers.get('vary'))).to.include('origin');
+      const fromBrowser = await fetch(`${freeway.url}/v1/models`, { headers: { Origin: 'https://app.example' } });
+      await fromBrowser.json();
+      expect(fromBrowser.headers.get('access-control-allow-origin')).to.equal('*');
+    });
+
     it('error responses carry CORS headers, so a browser can read them', async () => {
       const response = await fetch(`${freeway.url}/v1/chat/completions`, {
         method: 'POST',
