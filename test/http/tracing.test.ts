@@ -210,9 +210,10 @@ describe('OpenTelemetry traces', function () {
     const running = await start();
     const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
     const parent = '00f067aa0ba902b7';
-    const reply = await post(running, '/v1/responses', chatApis[1].body(false), { ...headers, traceparent: `00-${traceId}-${parent}-01` });
+    const reply = await post(running, '/v1/responses', chatApis[1].body(false), { ...headers, traceparent: `00-${traceId}-${parent}-01`, Origin: 'https://app.example' });
     expect(reply.status, reply.text).to.equal(200);
     expect(reply.headers.get('x-freeway-trace-id')).to.equal(traceId);
+    // A browser (which sends Origin) may read it.
     expect(reply.headers.get('access-control-expose-headers')?.toLowerCase()).to.include('x-freeway-trace-id');
     const { request, children } = await spansOf(receiver, traceId, 1);
     expect(request.parentSpanId).to.equal(parent);
