@@ -151,6 +151,31 @@ function noModelFor(entry: Alias, label: string, needs: readonly Capability[]): 
 /** The header of each provider the request has keys for (or asks without a key), as the plugin contract names it. */
 const sentHeaders = (keys: KeySet): string => [...keys.keys()].map((id) => `X-${id.charAt(0).toUpperCase()}${id.slice(1)}-Key`).join(', ');
 
+/** Each alias's models by provider, in the alias's order: made on an alias's first request. */
+const aliasModelsByProvider = new WeakMap<Alias, ReadonlyMap<string, readonly CatalogModel[]>>();
+
+function byProviderOf(alias: Alias): ReadonlyMap<string, readonly CatalogModel[]> {
+  let byProvider = aliasModelsByProvider.get(alias);
+  if (!byProvider) {
+    const grouped = new Map<string, CatalogModel[]>();
+    for (const model of alias.models) {
+      const group = grouped.get(model.provider.id);
+      if (group) group.push(model);
+      else grouped.set(model.provider.id, [model]);
+    }
+    aliasModelsByProvider.set(alias, (byProvider = grouped));
+  }
+  return byProvider;
+}
+
+/** An alias's models whose provider the request has keys for, in the alias's order; with keys for one provider, no walk of the alias's models. */
+function modelsWithKeys(alias: Alias, keys: KeySet): readonly CatalogModel[] {
+  if (keys.size === 1) {
+    for (const provider of keys.keys()) return byProviderOf(alias).get(provider) ?? [];
+  }
+  return alias.models.filter((model) => keys.has(model.provider.id));
+}
+
 /**
  * The models an entry may be served by with these keys. None: a 401 naming the headers to send when the
  * request carries no key, a 400 saying that the keys sent cover no such model (and whose would) when it does.
@@ -160,9 +185,9 @@ export function candidateModels(entry: Alias | CatalogModel, keys: KeySet, needs
     if (!keys.has(entry.provider.id)) throw freewayError('FREEWAY_KEY_HEADER_MISSING', { model: label, header: entry.provider.header });
     return [entry];
   }
-  const capable = needs.length === 0 ? entry.models : entry.models.filter((model) => hasAll(model, needs));
-  const models = capable.filter((model) => keys.has(model.provider.id));
+  const models = needs.length === 0 ? modelsWithKeys(entry, keys) : entry.models.filter((model) => keys.has(model.provider.id) && hasAll(model, needs));
   if (models.length === 0) {
+    const capable = needs.length === 0 ? entry.models : entry.models.filter((model) => hasAll(model, needs));
     if (keys.size > 0 && capable.length > 0) throw freewayError('FREEWAY_KEYS_COVER_NO_MODEL', { sent: sentHeaders(keys), what: noModelFor(entry, label, needs), headers: headerList(capable) });
     throw freewayError('FREEWAY_NO_PROVIDER_KEY', { what: wanted(label, needs), headers: headerList(capable) });
   }
