@@ -1,5 +1,6 @@
 import express, { type Express, type Request, type RequestHandler } from 'express';
 import type { Store } from 'express-rate-limit';
+import type { RequestListener } from 'node:http';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { Catalog } from '../catalog/catalog.ts';
@@ -53,6 +54,7 @@ import { probes, type Readiness } from './http/probes.ts';
 import { consoleHandlers } from './http/console.ts';
 import { apiPrefixes, errorShapePrefixes, fixedPaths, methodsByPath, routeOfPath, routeTable, type ProbeHandlerName, type RouteHandlerName, type RouteRow } from './http/route-table.ts';
 import { errorHandler } from './http/error-handler.ts';
+import { mountOnExpress, routeChains, type MountedApp, type MountedMiddleware } from './http/route-chains.ts';
 import { anonymousAccess } from './http/anonymous.ts';
 import { TRACE_ID_HEADER, traceRequests } from './http/tracing.ts';
 import type { Tracing } from './tracing/index.ts';
@@ -89,6 +91,8 @@ export interface AppDeps {
 
 export interface FreewayApp {
   readonly app: Express;
+  /** The HTTP server's listener: Express, with the route table's fixed POST rows run as compiled chains (http/route-chains.ts). */
+  readonly listener: RequestListener;
   /** Stops timers and releases stores; sends the pending spans, waiting at most `flushWithinMs` (SHUTDOWN_TIMEOUT_MS when absent). */
   close(flushWithinMs?: number): Promise<void>;
   /** Answers every completion still running (503, or an error event once streaming), for a shutdown that cannot wait longer. */
@@ -344,23 +348,71 @@ function rowMiddleware(row: RouteRow, readers: { readonly json: RequestHandler; 
   return chain;
 }
 
-/** Every route of the route table this configuration serves, then the 405 of each path's other methods. */
-function mountRoutes(app: Express, config: Config, handlers: RouteHandlers, readers: { readonly json: RequestHandler; readonly multipart: RequestHandler }): void {
+/** Every route of the route table this configuration serves, with its handlers, then the 405 of each path's other methods. */
+function mountedRoutes(config: Config, handlers: RouteHandlers, readers: { readonly json: RequestHandler; readonly multipart: RequestHandler }): Pick<MountedApp, 'routes' | 'pathEnds'> {
   const rows = routeTable.filter(
     (row) => row.mount === undefined || (row.mount === 'metrics' && config.metrics.mode === 'main') || (row.mount === 'console' && config.server.console),
   );
-  for (const row of rows) {
-    const handler = handlers[row.handler as keyof RouteHandlers]();
-    if (row.method === 'GET') app.get(row.path, ...rowMiddleware(row, readers), handler);
-    else app.post(row.path, ...rowMiddleware(row, readers), handler);
-  }
-  for (const { path, allow } of methodsByPath(rows)) app.all(path, methodNotAllowed(allow));
+  return {
+    routes: rows.map((row) => ({ row, handlers: [...rowMiddleware(row, readers), handlers[row.handler as keyof RouteHandlers]()] })),
+    pathEnds: methodsByPath(rows).map(({ path, allow }) => ({ path, handler: methodNotAllowed(allow) })),
+  };
 }
+
+/** The middlewares of every request after the probes, in order, each under the prefixes it applies to. */
+function middlewares(deps: AppDeps, services: Services): MountedMiddleware[] {
+  const { config, logger } = deps;
+  const { redact, readKeys, metrics, rateLimit } = services;
+  // Paths in the log, and whatever a caller wrote that a span holds: keys and key-shaped text out.
+  const redactPath = keyShapedRedactor(redact, readKeys);
+  const api = apiPrefixes;
+  return [
+    { handler: requestId(redact) },
+    { handler: requestLog(logger, redactPath) },
+    { handler: metrics.middleware },
+    // Only with tracing on: off, no request pays for a span.
+    ...(deps.tracing ? [{ prefixes: api, handler: traceRequests(deps.tracing, redactPath) }] : []),
+    {
+      prefixes: api,
+      handler: corsHeaders({
+        origins: config.server.corsOrigins,
+        methods: ['GET', 'POST', 'OPTIONS'],
+        // No allowedHeaders: a preflight is allowed the headers it asks for (key
+        // headers, and whatever a client SDK adds, such as the openai SDK's
+        // x-stainless-*). No route reads cookies or credentials, so nothing is
+        // gained by refusing a header, and the list stays right when SDKs change.
+        exposedHeaders: ['Retry-After', 'RateLimit', 'RateLimit-Policy', 'X-Request-Id', 'X-Freeway-Provider', 'X-Freeway-Model', 'X-Freeway-Attempts', 'X-Freeway-Dropped-Tools', 'X-Freeway-Waited', 'X-Freeway-Cache', 'Age', TRACE_ID_HEADER],
+        maxAge: 600,
+      }),
+    },
+    // Before the rate limit and the body reader, so that their errors too are in Anthropic's shape.
+    { prefixes: [errorShapePrefixes.messages], handler: anthropicErrors() },
+    { prefixes: [errorShapePrefixes.models], handler: anthropicErrors(speaksAnthropic) },
+    // Google's envelope on Gemini's routes: all of /v1beta, and Gemini's POSTs under /v1/models.
+    { prefixes: [errorShapePrefixes.gemini], handler: geminiErrors() },
+    { prefixes: [errorShapePrefixes.models], handler: geminiErrors(isGeminiV1Call) },
+    { prefixes: api, handler: rateLimit },
+    {
+      prefixes: api,
+      handler: anonymousAccess({
+        plugins: deps.catalog.providers,
+        mode: config.anonymous.mode,
+        perMinute: config.anonymous.perMinute,
+        clientOf: services.clientOf,
+        maxClients: config.rateLimit.maxClients,
+      }),
+    },
+  ];
+}
+
+const unknownRoute: RequestHandler = (req) => {
+  throw freewayError('FREEWAY_UNKNOWN_ROUTE', { method: req.method, path: clip(req.path), hint: routeHint(req.path) });
+};
 
 export function createApp(deps: AppDeps): FreewayApp {
   const { config, logger } = deps;
   const services = createServices(deps);
-  const { redact, readKeys, stores, metrics, knowledge, usage, rateLimit, shutdown, readiness, waitQueue, cache } = services;
+  const { redact, readKeys, stores, metrics, knowledge, usage, shutdown, readiness, waitQueue, cache } = services;
   const handlers = createHandlers(deps, services);
 
   const app = express();
@@ -373,55 +425,18 @@ export function createApp(deps: AppDeps): FreewayApp {
 
   // Probes come first: cheap, never rate limited, not logged per call.
   probes(app, readiness, stores.redisReady, config.state.readyzRequireRedis);
-  app.use(requestId(redact));
-  // Paths in the log, and whatever a caller wrote that a span holds: keys and key-shaped text out.
-  const redactPath = keyShapedRedactor(redact, readKeys);
-  app.use(requestLog(logger, redactPath));
-  app.use(metrics.middleware);
-  // Only with tracing on: off, no request pays for a span.
-  if (deps.tracing) app.use(['/v1', '/v1beta'], traceRequests(deps.tracing, redactPath));
-  app.use(
-    [...apiPrefixes],
-    corsHeaders({
-      origins: config.server.corsOrigins,
-      methods: ['GET', 'POST', 'OPTIONS'],
-      // No allowedHeaders: a preflight is allowed the headers it asks for (key
-      // headers, and whatever a client SDK adds, such as the openai SDK's
-      // x-stainless-*). No route reads cookies or credentials, so nothing is
-      // gained by refusing a header, and the list stays right when SDKs change.
-      exposedHeaders: ['Retry-After', 'RateLimit', 'RateLimit-Policy', 'X-Request-Id', 'X-Freeway-Provider', 'X-Freeway-Model', 'X-Freeway-Attempts', 'X-Freeway-Dropped-Tools', 'X-Freeway-Waited', 'X-Freeway-Cache', 'Age', TRACE_ID_HEADER],
-      maxAge: 600,
-    }),
-  );
-  // Before the rate limit and the body reader, so that their errors too are in Anthropic's shape.
-  app.use(errorShapePrefixes.messages, anthropicErrors());
-  app.use(errorShapePrefixes.models, anthropicErrors(speaksAnthropic));
-  // Google's envelope on Gemini's routes: all of /v1beta, and Gemini's POSTs under /v1/models.
-  app.use(errorShapePrefixes.gemini, geminiErrors());
-  app.use(errorShapePrefixes.models, geminiErrors(isGeminiV1Call));
-  app.use([...apiPrefixes], rateLimit);
-  app.use(
-    [...apiPrefixes],
-    anonymousAccess({
-      plugins: deps.catalog.providers,
-      mode: config.anonymous.mode,
-      perMinute: config.anonymous.perMinute,
-      clientOf: services.clientOf,
-      maxClients: config.rateLimit.maxClients,
-    }),
-  );
-
-  mountRoutes(app, config, routeHandlers(deps, services, handlers), { json: handlers.readBody, multipart: handlers.readAudio });
-
-  app.use((req) => {
-    throw freewayError('FREEWAY_UNKNOWN_ROUTE', { method: req.method, path: clip(req.path), hint: routeHint(req.path) });
-  });
-
-  app.use(errorHandler({ logger, redact, readKeys, keyHeaders: deps.catalog.providers.map((plugin) => plugin.header) }));
+  const mounted: MountedApp = {
+    middlewares: middlewares(deps, services),
+    ...mountedRoutes(config, routeHandlers(deps, services, handlers), { json: handlers.readBody, multipart: handlers.readAudio }),
+    unknownRoute,
+    errorHandler: errorHandler({ logger, redact, readKeys, keyHeaders: deps.catalog.providers.map((plugin) => plugin.header) }),
+  };
+  mountOnExpress(app, mounted);
 
   const warnOfDrops = createThrottledWarn(logger);
   return {
     app,
+    listener: routeChains(app, mounted),
     stopWaiting: waitQueue.close,
     async close(flushWithinMs = config.timeouts.shutdownMs) {
       waitQueue.close();

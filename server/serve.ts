@@ -86,7 +86,7 @@ async function serve(config: Config): Promise<void> {
       );
     }
   }
-  const server = createFreewayServer(freeway.app, config, {}, freeway.connectionDropped);
+  const server = createFreewayServer(freeway.listener, config, {}, freeway.connectionDropped);
 
   // Until it listens, a server error (port in use, host not found) is a start-up failure.
   const onListenError = (error: unknown): void => {

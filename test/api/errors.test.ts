@@ -500,7 +500,7 @@ describe('errors over HTTP: upstream failures', () => {
     const config = loadConfig({ RATE_LIMIT_MAX: '1000' }, [plugin]);
     const health = createMemoryHealthStore();
     const app = createApp({ config, catalog, logger: createLogger('silent'), healthStore: health });
-    const server = createServer(app.app);
+    const server = createServer(app.listener);
     server.listen(0, '127.0.0.1');
     await once(server, 'listening');
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -112,7 +112,7 @@ export async function startFreeway(options: StartOptions = {}): Promise<RunningF
   // With OTEL_TRACES_EXPORTER=otlp in `env`, as serve.ts starts it; the app sends what is pending on close.
   const tracing = await startTracing(config.tracing, (message) => logger.warn(message));
   const freeway = createApp({ config, catalog, logger, random: options.random, now: options.now, healthStore: options.healthStore, knowledgeStore: options.knowledgeStore, fetch: options.fetch, tracing });
-  const server = createFreewayServer(freeway.app, config, options.serverTimeouts, freeway.connectionDropped);
+  const server = createFreewayServer(freeway.listener, config, options.serverTimeouts, freeway.connectionDropped);
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   freeway.readiness.phase = 'ready';
