@@ -35,10 +35,11 @@ export interface CacheFloodOptions {
   /** V8's old generation for the child, in MB (128). */
   readonly heapMb: number;
   /**
-   * The bound that must hold; by default RSS before the flood plus 128 MB. Measured on
-   * 2026-12-02 with the defaults: the bounded cache peaked 98 to 107 MB above the RSS before
-   * the flood (V8's young generation and the answers in flight); the same flood into a cache
-   * of 128 MB, which evicts nothing, 163 to 168 MB above.
+   * The bound that must hold; by default RSS before the flood plus 140 MB. Measured on
+   * 2026-12-02 with the defaults: the bounded cache peaked 92 to 126 MB above the RSS before
+   * the flood in eleven runs (V8's young generation and the answers in flight; 128 MB, the bound
+   * before, was passed by 2 MB less than once); the same flood into a cache of 128 MB, which
+   * evicts nothing, 151 to 168 MB above.
    */
   readonly maxRssMb?: number;
   readonly root?: string;
@@ -92,7 +93,7 @@ export async function run(options: Partial<CacheFloodOptions> = {}): Promise<Att
   })();
   await sleep(1_000);
   const baselineMb = freeway.rssMb();
-  const maxRssMb = opts.maxRssMb ?? Math.round(baselineMb + 128);
+  const maxRssMb = opts.maxRssMb ?? Math.round(baselineMb + 140);
   freeway.resetPeak();
 
   let flooding = true;
