@@ -1,6 +1,6 @@
 import type { ErrorRequestHandler, Express, NextFunction, Request, RequestHandler, Response } from 'express';
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
-import type { RouteRow } from './route-table.ts';
+import { wildcardPrefix, type RouteRow } from './route-table.ts';
 
 /**
  * The route table's fixed POST rows (chat completions, Responses, Messages, token counts,
@@ -68,12 +68,9 @@ function fixedPostRoutes(routes: readonly MountedRoute[]): MountedRoute[] {
   for (const route of routes) {
     const { method, path, only } = route.row;
     if (method !== 'POST') continue;
-    const wildcard = path.indexOf('*');
-    if (wildcard !== -1 || only !== undefined || path.includes(':')) {
-      covered.push(wildcard === -1 ? path : path.slice(0, wildcard));
-      continue;
-    }
-    if (!covered.some((prefix) => path.startsWith(prefix))) fixed.push(route);
+    const prefix = wildcardPrefix(route.row);
+    if (prefix !== path || only !== undefined || path.includes(':')) covered.push(prefix);
+    else if (!covered.some((earlier) => path.startsWith(earlier))) fixed.push(route);
   }
   return fixed;
 }

@@ -8,7 +8,7 @@ const BLOCK_BYTES = 64;
  * HMAC-SHA256 under `secret`, as base64url, the same as `createHmac('sha256', secret)`.
  * The padded key's two halves are worked out once, and each call is two one-shot
  * hashes instead of an Hmac object: `createHmac` sets up the key and looks the digest
- * up again on every call (a request's two HMACs: 24 µs against 15 in a profile under load).
+ * up again on every call (2.5 µs an HMAC against 1.2 in a loop of 100,000 on one core).
  * The inner pad is passed as text, which needs every byte of it below 0x80: true of any
  * ASCII secret (the generated one is hex); any other secret takes `createHmac`.
  */
