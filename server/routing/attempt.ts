@@ -130,6 +130,15 @@ export function startAttempt({ timings, callerSignal, runStarted, left, onFirstO
     overall = setTimeout(fire, rest > DEADLINE_STEP_MS ? rest - (rest % DEADLINE_STEP_MS) : Math.max(0, rest));
   };
 
+  const readEnded = <T>(result: T): T => {
+    reading = false;
+    return result;
+  };
+  const readFailed = (error: unknown): never => {
+    reading = false;
+    throw error;
+  };
+
   const attempt: Attempt = {
     signal: controller.signal,
     responseHeaders(headers) {
@@ -148,7 +157,7 @@ export function startAttempt({ timings, callerSignal, runStarted, left, onFirstO
       idleArmed = true;
       armDeadline('request timeout', 'REQUEST_TIMEOUT_MS', timings.requestTimeoutMs);
     },
-    async read(reader) {
+    read(reader) {
       if (!streaming) return reader.read();
       reading = true;
       loopIdleAtRead = loopIdle();
@@ -159,11 +168,8 @@ export function startAttempt({ timings, callerSignal, runStarted, left, onFirstO
         idleArmed = true;
         silence.refresh();
       }
-      try {
-        return await reader.read();
-      } finally {
-        reading = false;
-      }
+      // Not an async function: each part read would cost one more promise and turn of the microtask queue.
+      return reader.read().then(readEnded, readFailed) as ReturnType<typeof reader.read>;
     },
   };
   return {
