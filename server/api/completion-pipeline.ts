@@ -15,11 +15,11 @@ import {
   type Collected,
   type ModelSource,
   type RoutedFinish,
-  type RoutedStreamResult,
+  type RoutedPartsResult,
   type Router,
 } from '../routing/index.ts';
 import { cachedTurn, type CachedTurn } from './cached.ts';
-import { replayStream, streamRecorder, type ResponseCache, type StreamRecorder } from '../cache/index.ts';
+import { replayParts, streamRecorder, type ResponseCache, type StreamRecorder } from '../cache/index.ts';
 import type { KeyReader, KeySet } from '../core/keys.ts';
 import type { ClientApi, StreamEncoder } from './client-api.ts';
 import { lookUpModel } from './lookup.ts';
@@ -125,7 +125,7 @@ const EVENT_STREAM_HEADERS = {
 /** A routed stream being written to its caller as one API's server-sent events. */
 interface StreamAnswer {
   readonly res: Response;
-  readonly routed: RoutedStreamResult;
+  readonly routed: RoutedPartsResult;
   readonly encoder: StreamEncoder;
   readonly attempts: readonly AttemptLog[];
   readonly keys: KeySet;
@@ -163,7 +163,7 @@ function streamFailed({ res, routed, encoder, keys }: StreamAnswer, error: unkno
 /** Writes a routed stream as this API's server-sent events, at the pace the caller reads. */
 async function sendStream(answer: StreamAnswer, deps: CompletionDeps): Promise<void> {
   const { res, routed, encoder } = answer;
-  const reader = routed.stream.getReader();
+  const reader = routed.parts;
   setRoutingHeaders(res, routed.candidate, answer.attempts);
   res.writeHead(200, encoder.contentType === undefined ? EVENT_STREAM_HEADERS : { ...EVENT_STREAM_HEADERS, 'Content-Type': encoder.contentType });
   let out = encoder.start(routed.candidate.model.id);
@@ -217,7 +217,7 @@ interface ApiCall<Req> {
 async function answerFromCache<Req>({ api, request, res, keys }: ApiCall<Req>, hit: NonNullable<CachedTurn<Kept>['hit']>, deps: CompletionDeps): Promise<void> {
   const { answer, candidate } = hit;
   if (api.stream(request)) {
-    await sendStream({ res, routed: { stream: replayStream(answer), candidate }, encoder: api.openStream(request), attempts: [], keys }, deps);
+    await sendStream({ res, routed: { parts: replayParts(answer), candidate }, encoder: api.openStream(request), attempts: [], keys }, deps);
     return;
   }
   setRoutingHeaders(res, candidate, []);
@@ -262,7 +262,7 @@ export function completionRoute<Req>(api: ClientApi<Req>, deps: CompletionDeps):
     try {
       if (api.stream(request)) {
         const capture = trace?.capturesContent ? trace : undefined;
-        const routed = await model.doStream(options);
+        const routed = await model.streamParts(options);
         const record = turn.state === 'miss' ? streamRecorder(turn.maxBytes, (answer) => turn.keep(answer, routed.candidate)) : undefined;
         await sendStream({ res, routed, encoder: api.openStream(request), attempts, keys, capture, record }, deps);
         return;

@@ -14,7 +14,7 @@ import { createMemoryCacheStore, createRedisCacheStore, withCacheFallback, type 
 
 export { createResponseCache, type AnsweredBy, type CacheEvents, type CacheState, type CacheTurn, type KeptAnswer, type ResponseCache } from './cache.ts';
 export { createMemoryCacheStore, createRedisCacheStore, type CacheStore } from './store.ts';
-export { answerParts, replayStream, streamRecorder, type StreamRecorder } from './replay.ts';
+export { answerParts, replayParts, streamRecorder, type StreamRecorder } from './replay.ts';
 
 /** The largest answer kept, as a share of CACHE_MAX_BYTES: one answer never empties the cache. */
 export const ENTRY_SHARE = 16;

@@ -1,4 +1,4 @@
-import { answerCollector, type Collected, type RoutedPart } from '../routing/index.ts';
+import { answerCollector, type Collected, type RoutedPart, type RoutedParts } from '../routing/index.ts';
 
 /** What a streamed answer's writer hands the cache: each part as it goes, then that the stream ended. */
 export interface StreamRecorder {
@@ -63,18 +63,17 @@ export function answerParts(answer: Collected): RoutedPart[] {
   return parts;
 }
 
-/** A kept answer as a routed stream, read at the caller's pace. */
-export function replayStream(answer: Collected): ReadableStream<RoutedPart> {
+/** A kept answer as routed parts, read at the caller's pace. */
+export function replayParts(answer: Collected): RoutedParts {
   const parts = answerParts(answer);
   let next = 0;
-  return new ReadableStream<RoutedPart>(
-    {
-      pull(controller) {
-        const part = parts[next++];
-        if (part === undefined) controller.close();
-        else controller.enqueue(part);
-      },
+  return {
+    read() {
+      const value = parts[next++];
+      return Promise.resolve(value === undefined ? { done: true, value: undefined } : { done: false, value });
     },
-    { highWaterMark: 0 },
-  );
+    async cancel() {
+      next = parts.length;
+    },
+  };
 }

@@ -15,7 +15,7 @@ export { createUpstreamFetch } from './http-client.ts';
 export { createLatencyTracker, type LatencyTracker } from './latency.ts';
 export { createWaitQueue, type WaitQueue } from './wait-queue.ts';
 export type { Candidate, Plan } from './plan.ts';
-export { routedModel, StreamFailed, type RoutedModel, type RoutedRequest, type RoutedStreamResult } from './routed-model.ts';
+export { routedModel, StreamFailed, type RoutedModel, type RoutedParts, type RoutedPartsResult, type RoutedRequest, type RoutedStreamResult } from './routed-model.ts';
 export { createRouter, type AttemptFn, type Router, type RouterDeps, type WholeCallRequest } from './router.ts';
 export type { PlanRequest } from './planner.ts';
 export type { RoutedContent, RoutedContentPart, RoutedFinish, RoutedPart, ToolCallEnd, ToolCallStart } from './stream-parts.ts';

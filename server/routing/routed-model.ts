@@ -45,8 +45,16 @@ export interface RoutedStreamResult extends Omit<LanguageModelV4StreamResult, 's
 
 export type RoutedGenerateResult = Omit<LanguageModelV4GenerateResult, 'content'> & Collected & { readonly candidate: Candidate };
 
+export interface RoutedPartsResult {
+  readonly parts: RoutedParts;
+  /** The model and key that answered. */
+  readonly candidate: Candidate;
+}
+
 export interface RoutedModel extends Omit<LanguageModelV4, 'doStream' | 'doGenerate'> {
   doStream(options: LanguageModelV4CallOptions): Promise<RoutedStreamResult>;
+  /** `doStream` without the web stream: the parts as `RoutedParts` reads them. */
+  streamParts(options: LanguageModelV4CallOptions): Promise<RoutedPartsResult>;
   doGenerate(options: LanguageModelV4CallOptions): Promise<RoutedGenerateResult>;
 }
 
@@ -61,54 +69,95 @@ export class StreamFailed extends Error {
 }
 
 /**
- * The answer's parts, read from the upstream only when the caller pulls: the
+ * A routed answer's parts, read one at a time: what `doStream`'s web stream
+ * reads, and what Freeway's own encoders read without one (a web stream costs
+ * some promises and a pull for each part that this does not).
+ */
+/** One read of routed parts: a part, or the end. */
+export type PartRead = { readonly done: false; readonly value: RoutedPart } | { readonly done: true; readonly value: undefined };
+
+export interface RoutedParts {
+  /** The next part, or done; after a failure, every read fails with the same `StreamFailed`. */
+  read(): Promise<PartRead>;
+  /** The caller stopped reading: its own doing, not the provider's. */
+  cancel(): Promise<void>;
+}
+
+const DONE: PartRead = { done: true, value: undefined };
+
+/**
+ * The answer's parts, read from the upstream only when the caller reads: the
  * idle timer runs only while a read waits on the upstream, so the time a slow
  * caller takes is never counted as upstream silence.
  */
-function routedStream(router: Pick<Router, 'end'>, answer: Answer<OpenedStream>): ReadableStream<RoutedPart> {
+function routedParts(router: Pick<Router, 'end'>, answer: Answer<OpenedStream>): RoutedParts {
   const { reader, normaliser, head } = answer.value;
+  // The parts made and not yet read: the head (read before the answer was handed over), then what each upstream part makes.
+  const ready: RoutedPart[] = head.slice();
   let next = 0;
-  let controller!: ReadableStreamDefaultController<RoutedPart>;
-  let enqueued = false;
-  // Made once per stream, not per part: the hot path allocates nothing of its own.
-  const enqueue = (part: RoutedPart): void => {
-    controller.enqueue(part);
-    enqueued = true;
+  let over = false;
+  let failed: StreamFailed | undefined;
+  // Made once per answer, not per part: the hot path allocates nothing of its own.
+  const keep = (part: RoutedPart): void => {
+    ready.push(part);
   };
+  const take = (): PartRead => {
+    const value = ready[next] as RoutedPart;
+    ready[next++] = undefined as unknown as RoutedPart;
+    if (next === ready.length) ready.length = next = 0;
+    return { done: false, value };
+  };
+  /** Reads the upstream until a part is made: an upstream part may make none (a tool result, a ping). */
+  const readUpstream = async (): Promise<PartRead> => {
+    try {
+      while (next === ready.length) {
+        const { done, value } = await answer.attempt.read(reader);
+        if (done) {
+          over = true;
+          const { inputTokens, outputTokens } = normaliser.end();
+          await router.end(answer, { kind: 'done', inputTokens: inputTokens.total, outputTokens: outputTokens.total });
+          return DONE;
+        }
+        normaliser.take(value, keep);
+      }
+      return take();
+    } catch (error) {
+      over = true;
+      failed = new StreamFailed(await router.end(answer, { kind: 'failed', error }));
+      reader.cancel().catch(() => {});
+      throw failed;
+    }
+  };
+  return {
+    read() {
+      if (next < ready.length) return Promise.resolve(take());
+      if (failed) return Promise.reject(failed);
+      if (over) return Promise.resolve(DONE);
+      return readUpstream();
+    },
+    async cancel() {
+      if (over) return;
+      over = true;
+      await router.end(answer, LEFT);
+      reader.cancel().catch(() => {});
+    },
+  };
+}
+
+/** Routed parts as a web stream, as `LanguageModelV4.doStream` answers. */
+function partsStream(parts: RoutedParts): ReadableStream<RoutedPart> {
   return new ReadableStream<RoutedPart>(
     {
-      start(streamController) {
-        controller = streamController;
-      },
-      async pull() {
+      async pull(controller) {
         try {
-          if (next < head.length) {
-            controller.enqueue(head[next++] as RoutedPart);
-            return;
-          }
-          enqueued = false;
-          // An upstream part may make no routed part (a tool result, a ping): read on until one comes.
-          while (!enqueued) {
-            const { done, value } = await answer.attempt.read(reader);
-            if (done) {
-              const { inputTokens, outputTokens } = normaliser.end();
-              await router.end(answer, { kind: 'done', inputTokens: inputTokens.total, outputTokens: outputTokens.total });
-              controller.close();
-              return;
-            }
-            normaliser.take(value, enqueue);
-          }
+          const { done, value } = await parts.read();
+          if (done) controller.close();
+          else controller.enqueue(value);
         } catch (error) {
-          const failure = await router.end(answer, { kind: 'failed', error });
-          reader.cancel().catch(() => {});
-          controller.error(new StreamFailed(failure));
+          controller.error(error);
         }
       },
-      async cancel() {
-        // The caller stopped reading: its own doing, not the provider's. Health stays as it is.
-        await router.end(answer, LEFT);
-        reader.cancel().catch(() => {});
-      },
+      cancel: () => parts.cancel(),
     },
     { highWaterMark: 0 },
   );
@@ -143,7 +192,11 @@ export function routedModel(router: Pick<Router, 'stream' | 'collect' | 'end'>, 
     supportedUrls: {},
     async doStream(options) {
       const answer = await router.stream(routeRequest(options, request));
-      return { stream: routedStream(router, answer), candidate: answer.candidate };
+      return { stream: partsStream(routedParts(router, answer)), candidate: answer.candidate };
+    },
+    async streamParts(options) {
+      const answer = await router.stream(routeRequest(options, request));
+      return { parts: routedParts(router, answer), candidate: answer.candidate };
     },
     async doGenerate(options) {
       const answer = await router.collect({ ...routeRequest(options, request), maxBytes: request.maxResponseBytes });
