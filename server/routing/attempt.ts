@@ -74,6 +74,11 @@ export interface AttemptStart {
   readonly left: number;
   /** Gets the time to first output (for latency routing). */
   readonly onFirstOutput: (ms: number) => void;
+  /**
+   * The answer is handed over as a stream right after its first output (`handOver`), and
+   * STREAM_MAX_DURATION_MS bounds it from there; otherwise REQUEST_TIMEOUT_MS bounds its collection.
+   */
+  readonly streams?: boolean;
 }
 
 /** A request's deadlines are first armed to this step below them, so that requests share Node's timer list for that duration. */
@@ -85,7 +90,7 @@ function loopIdle(): number {
 }
 
 /** Starts an attempt: its abort controller and its first timer. */
-export function startAttempt({ timings, callerSignal, runStarted, left, onFirstOutput }: AttemptStart): RunningAttempt {
+export function startAttempt({ timings, callerSignal, runStarted, left, onFirstOutput, streams = false }: AttemptStart): RunningAttempt {
   const started = Date.now();
   const controller = new AbortController();
   const onCallerGone = (): void => controller.abort(callerSignal.reason);
@@ -94,8 +99,10 @@ export function startAttempt({ timings, callerSignal, runStarted, left, onFirstO
   let reading = false;
   let upstreamHeaders: Readonly<Record<string, string>> | undefined;
   const abort = (reason: Error): void => controller.abort(reason);
-  // Before the first token one timer bounds both silence and the request's time left.
-  let silence = setTimeout(() => abort(new AttemptTimeout('first token')), Math.min(timings.firstTokenTimeoutMs, left));
+  // Before the first token one timer bounds both silence and the request's time left; after it, the
+  // same timer checks silence (onIdle) when it fires no later than STREAM_IDLE_TIMEOUT_MS would.
+  const firstWaitMs = Math.min(timings.firstTokenTimeoutMs, left);
+  let silence = setTimeout(() => (streaming ? onIdle() : abort(new AttemptTimeout('first token'))), firstWaitMs);
   let overall: NodeJS.Timeout | undefined;
   // Set only when the idle timer fired before the read in progress had been silent long enough.
   let recheck: NodeJS.Timeout | undefined;
@@ -152,10 +159,15 @@ export function startAttempt({ timings, callerSignal, runStarted, left, onFirstO
       if (streaming) return;
       streaming = true;
       onFirstOutput(Date.now() - started);
-      clearTimeout(silence);
-      silence = setTimeout(onIdle, timings.streamIdleTimeoutMs);
+      // The first-token timer, due no later than the idle timeout from now, checks silence from here (and
+      // re-armed by a read, waits its own length, no longer than the idle timeout): no second timer.
+      if (firstWaitMs > timings.streamIdleTimeoutMs) {
+        clearTimeout(silence);
+        silence = setTimeout(onIdle, timings.streamIdleTimeoutMs);
+      }
       idleArmed = true;
-      armDeadline('request timeout', 'REQUEST_TIMEOUT_MS', timings.requestTimeoutMs);
+      // A stream is handed over next, and STREAM_MAX_DURATION_MS bounds it from there (handOver).
+      if (!streams) armDeadline('request timeout', 'REQUEST_TIMEOUT_MS', timings.requestTimeoutMs);
     },
     read(reader) {
       if (!streaming) return reader.read();

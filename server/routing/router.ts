@@ -68,6 +68,8 @@ export interface RouteRequest {
 /** One request for the router to carry out, with what one attempt at one candidate does. */
 interface RunRequest<T> extends Omit<RouteRequest, 'call'> {
   readonly perform: AttemptFn<T>;
+  /** The answer is a stream the caller reads at its own pace (STREAM_MAX_DURATION_MS bounds it once handed over), not a whole one. */
+  readonly streams: boolean;
 }
 
 /** A request as the router is handed it: a routed one (with its upstream call) or a whole call (with its attempt). */
@@ -223,8 +225,8 @@ interface HandedOver<T> extends Answer<T>, StartedAttempt {
 
 /** An attempt that answered: recorded a success, and handed over until `Router.end`. */
 async function succeeded<T>(ctx: RouterContext, run: RunState<T>, { running, candidate, slot, traced }: StartedAttempt, value: T): Promise<Answer<T>> {
-  // What is handed over now is a stream the caller reads at its own pace: STREAM_MAX_DURATION_MS bounds it from here.
-  running.handOver();
+  // A stream is read at the caller's own pace: STREAM_MAX_DURATION_MS bounds it from here. A whole answer is ended next.
+  if (run.streams) running.handOver();
   ctx.usage?.count(candidate.healthId, candidate.model.id, ANSWER_EVENT);
   await ctx.learning.answered(candidate, running.headers());
   // The conversation keeps the model that answered (each answer refreshes it); a store that fails just forgets.
@@ -270,7 +272,7 @@ async function attempt<T>(ctx: RouterContext, run: RunState<T>, candidate: Candi
     ctx.latency.observe(latencyId, ms);
     traced?.firstOutput(ms);
   };
-  const running = startAttempt({ timings: ctx.timings, callerSignal: run.callerSignal, runStarted: run.started, left: run.deadline - Date.now(), onFirstOutput });
+  const running = startAttempt({ timings: ctx.timings, callerSignal: run.callerSignal, runStarted: run.started, left: run.deadline - Date.now(), onFirstOutput, streams: run.streams });
   ctx.usage?.count(candidate.healthId, candidate.model.id, REQUEST_EVENT);
   try {
     const value = await run.perform(candidate, running.attempt);
@@ -436,9 +438,9 @@ async function tryOverGuess<T>(ctx: RouterContext, run: RunState<T>): Promise<An
 }
 
 /** Tries the plan's candidates under the failover policy; rounds after waits (waiting.ts). */
-function runPlan<T>(ctx: RouterContext, request: Request, perform: AttemptFn<T>): Promise<Answer<T>> {
+function runPlan<T>(ctx: RouterContext, request: Request, perform: AttemptFn<T>, streams = false): Promise<Answer<T>> {
   const options = { maxAttempts: ctx.maxAttempts, requestTimeoutMs: ctx.timings.requestTimeoutMs, clock: ctx.now };
-  return runRounds(ctx.waiting, request, options, (plan, carried) => runRound(ctx, { ...request, plan, perform }, carried));
+  return runRounds(ctx.waiting, request, options, (plan, carried) => runRound(ctx, { ...request, plan, perform, streams }, carried));
 }
 
 async function runRound<T>(ctx: RouterContext, request: RunRequest<T>, carried: Carried): Promise<Answer<T>> {
@@ -534,7 +536,7 @@ export function createRouter(deps: RouterDeps): Router {
   return {
     plan: planner.plan,
     findLive: planner.findLive,
-    stream: (request) => runPlan(ctx, request, (candidate, attempt) => openStream(request.call, candidate, attempt)),
+    stream: (request) => runPlan(ctx, request, (candidate, attempt) => openStream(request.call, candidate, attempt), true),
     collect: (request) => runPlan(ctx, request, (candidate, attempt) => collect(request.call, candidate, attempt, request.maxBytes)),
     end,
     async call(request) {

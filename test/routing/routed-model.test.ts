@@ -51,6 +51,25 @@ function upstream(options: LanguageModelV4CallOptions, parts: readonly LanguageM
   });
 }
 
+/** An upstream stream of `parts`, each after `gapMs` of silence but the first; it errors with the abort reason when its call is aborted. */
+function paced(options: LanguageModelV4CallOptions, parts: readonly LanguageModelV4StreamPart[], gapMs: number): ReadableStream<LanguageModelV4StreamPart> {
+  let next = 0;
+  return new ReadableStream(
+    {
+      start(controller) {
+        options.abortSignal?.addEventListener('abort', () => controller.error(options.abortSignal?.reason), { once: true });
+      },
+      async pull(controller) {
+        if (next > 0) await new Promise((resolve) => setTimeout(resolve, gapMs));
+        const part = parts[next++];
+        if (part === undefined) controller.close();
+        else controller.enqueue(part);
+      },
+    },
+    { highWaterMark: 0 },
+  );
+}
+
 /** Always answers: the fake models call it first, so that their calls count as sent (what they throw then is the provider's). */
 const sent = async (): Promise<Response> => new Response(null, { status: 204 });
 
@@ -77,10 +96,10 @@ interface Setup {
   readonly health: HealthStore;
 }
 
-async function routed(byProvider: Record<string, Behaviour>): Promise<Setup> {
+async function routed(byProvider: Record<string, Behaviour>, timing: Partial<typeof timeouts> = {}): Promise<Setup> {
   const health = createMemoryHealthStore();
   const router = createRouter({
-    config: { routing: { maxAttempts: 5, strategy: 'priority', exploreShare: 0 }, timeouts },
+    config: { routing: { maxAttempts: 5, strategy: 'priority', exploreShare: 0 }, timeouts: { ...timeouts, ...timing } },
     health,
     hashKey,
     latency: createLatencyTracker(),
@@ -169,6 +188,45 @@ describe('the routed model (LanguageModelV4 over the plan)', () => {
     const failed = await failureOf(readAll((await model.doStream(call())).stream));
     expect([failed.failure?.kind, failed.failure?.reason]).to.deep.equal(['timeout', 'timeout']);
     expect(await healthOf(health, 'groq')).to.deep.equal({ state: 'healthy', consecutiveFailures: 1 });
+  });
+
+  describe('with FIRST_TOKEN_TIMEOUT_MS below STREAM_IDLE_TIMEOUT_MS', () => {
+    const timing = { firstTokenMs: 100, streamIdleMs: 600 };
+
+    it('parts further apart than the first-token timeout but within the idle timeout all arrive', async () => {
+      const { model, health } = await routed({ groq: (options) => paced(options, [text('one '), text('two '), text('three'), finish], 250) }, timing);
+      const parts = await readAll((await model.doStream(call())).stream);
+      expect(parts.filter((part) => part.type === 'text-delta').map((part) => part.delta).join('')).to.equal('one two three');
+      expect(await healthOf(health, 'groq')).to.deep.equal(answered);
+    });
+
+    it('a stream silent after its first part is cut at the idle timeout, not at the first-token one', async () => {
+      const { model, health } = await routed({ groq: (options) => upstream(options, [text('partial')], false) }, timing);
+      const stream = (await model.doStream(call())).stream;
+      const started = performance.now();
+      const failed = await failureOf(readAll(stream));
+      expect(performance.now() - started).to.be.at.least(timing.streamIdleMs - 100);
+      expect([failed.failure?.kind, failed.failure?.reason]).to.deep.equal(['timeout', 'timeout']);
+      expect(await healthOf(health, 'groq')).to.deep.equal({ state: 'healthy', consecutiveFailures: 1 });
+    });
+  });
+
+  it('streamParts reads the parts doStream streams; after a failure each read fails with the same StreamFailed', async () => {
+    const { model } = await routed({ groq: (options) => upstream(options, [text('one '), text('two'), finish]) });
+    const { parts, candidate } = await model.streamParts(call());
+    expect(candidate.model.provider.id).to.equal('groq');
+    const read: LanguageModelV4StreamPart[] = [];
+    for (let result = await parts.read(); !result.done; result = await parts.read()) read.push(result.value);
+    expect(read.filter((part) => part.type === 'text-delta').map((part) => part.delta).join('')).to.equal('one two');
+    expect(read.at(-1)?.type).to.equal('finish');
+    expect((await parts.read()).done).to.equal(true);
+
+    const broken = await routed({ groq: (options) => upstream(options, [text('partial')]) });
+    const failing = (await broken.model.streamParts(call())).parts;
+    expect((await failing.read()).done).to.equal(false);
+    const first = await failureOf(failing.read());
+    expect(first.failure?.kind).to.equal('bad_response');
+    expect(await failureOf(failing.read())).to.equal(first);
   });
 
   it('a reader that cancels ends the upstream stream and leaves health as it was', async () => {
