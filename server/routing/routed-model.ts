@@ -68,14 +68,14 @@ export class StreamFailed extends Error {
   }
 }
 
-/**
- * A routed answer's parts, read one at a time: what `doStream`'s web stream
- * reads, and what Freeway's own encoders read without one (a web stream costs
- * some promises and a pull for each part that this does not).
- */
 /** One read of routed parts: a part, or the end. */
 export type PartRead = { readonly done: false; readonly value: RoutedPart } | { readonly done: true; readonly value: undefined };
 
+/**
+ * A routed answer's parts, read one at a time (a read waits for the one before
+ * it): what `doStream`'s web stream reads, and what Freeway's own stream writer
+ * reads without one (a web stream costs some promises and a pull a part).
+ */
 export interface RoutedParts {
   /** The next part, or done; after a failure, every read fails with the same `StreamFailed`. */
   read(): Promise<PartRead>;
@@ -93,7 +93,7 @@ const DONE: PartRead = { done: true, value: undefined };
 function routedParts(router: Pick<Router, 'end'>, answer: Answer<OpenedStream>): RoutedParts {
   const { reader, normaliser, head } = answer.value;
   // The parts made and not yet read: the head (read before the answer was handed over), then what each upstream part makes.
-  const ready: RoutedPart[] = head.slice();
+  const ready: Array<RoutedPart | undefined> = head.slice();
   let next = 0;
   let over = false;
   let failed: StreamFailed | undefined;
@@ -103,7 +103,7 @@ function routedParts(router: Pick<Router, 'end'>, answer: Answer<OpenedStream>):
   };
   const take = (): PartRead => {
     const value = ready[next] as RoutedPart;
-    ready[next++] = undefined as unknown as RoutedPart;
+    ready[next++] = undefined;
     if (next === ready.length) ready.length = next = 0;
     return { done: false, value };
   };
