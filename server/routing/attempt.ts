@@ -50,7 +50,7 @@ export interface RunningAttempt {
   readonly started: number;
   /** The upstream's response headers, when the call reported them. */
   headers(): Readonly<Record<string, string>> | undefined;
-  /** The answer is handed to the caller: from now STREAM_MAX_DURATION_MS (from the request's start) bounds it. */
+  /** A stream is handed to the caller (a streaming attempt only): from now STREAM_MAX_DURATION_MS (from the request's start) bounds it. */
   handOver(): void;
   /** Clears the timers and lets go of the caller's signal; aborts the upstream call unless it ended well. */
   end(aborted: boolean): void;
@@ -78,7 +78,7 @@ export interface AttemptStart {
    * The answer is handed over as a stream right after its first output (`handOver`), and
    * STREAM_MAX_DURATION_MS bounds it from there; otherwise REQUEST_TIMEOUT_MS bounds its collection.
    */
-  readonly streams?: boolean;
+  readonly streams: boolean;
 }
 
 /** A request's deadlines are first armed to this step below them, so that requests share Node's timer list for that duration. */
@@ -90,7 +90,7 @@ function loopIdle(): number {
 }
 
 /** Starts an attempt: its abort controller and its first timer. */
-export function startAttempt({ timings, callerSignal, runStarted, left, onFirstOutput, streams = false }: AttemptStart): RunningAttempt {
+export function startAttempt({ timings, callerSignal, runStarted, left, onFirstOutput, streams }: AttemptStart): RunningAttempt {
   const started = Date.now();
   const controller = new AbortController();
   const onCallerGone = (): void => controller.abort(callerSignal.reason);
@@ -189,7 +189,7 @@ export function startAttempt({ timings, callerSignal, runStarted, left, onFirstO
     started,
     headers: () => upstreamHeaders,
     handOver() {
-      clearTimeout(overall);
+      // A streaming attempt's first output armed no request deadline: this is its first.
       armDeadline('stream max duration', 'STREAM_MAX_DURATION_MS', timings.streamMaxDurationMs);
     },
     end(aborted) {
