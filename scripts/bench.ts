@@ -18,6 +18,14 @@
  *   FLOOR_PARSER=lean npm run bench                      # the floor with a hand-written parser
  *   BENCH_PORTKEY=0 npm run bench                         # without Portkey's gateway
  *   BENCH_TABLE_ONLY=1 npm run bench                      # the request rows and their targets only
+ *   BENCH_WARMUP=0 npm run bench                          # rows from cold servers (default: 30 s of load on each first)
+ *
+ * Before the first row every target serves BENCH_WARMUP seconds of load, half
+ * without streaming at 16 connections and half streaming at 64, one target at
+ * a time: a server's cost per request is what it costs once V8 has compiled
+ * its hot code, and Freeway's larger code takes longer to get there than the
+ * floor's (see docs/performance.md), which a row measured in a target's first
+ * seconds would count against it.
  *
  * Portkey's gateway (`@portkey-ai/gateway`, scripts/bench/portkey.ts), the
  * peer a user might run instead, is a target of the request rows too: on the
@@ -62,6 +70,8 @@ import {
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 8);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 2);
+/** Seconds of load each target serves before the first row, half non-streaming at 16 connections, half streaming at 64. */
+const warmupSeconds = Number(process.env.BENCH_WARMUP ?? 30);
 const concurrencies = (process.env.BENCH_CONCURRENCY ?? '1,16,64').split(',').map(Number);
 const streamChunks = 20;
 const proxyCpu = '0';
@@ -116,10 +126,10 @@ function toMs(value: string, unit: string): number {
   return unit === 'us' ? n / 1000 : unit === 's' ? n * 1000 : unit === 'm' ? n * 60_000 : n;
 }
 
-function runWrk(url: string, stream: boolean, connections: number, headers?: Readonly<Record<string, string>>): LoadResult {
+function runWrk(url: string, stream: boolean, connections: number, headers?: Readonly<Record<string, string>>, duration = seconds): LoadResult {
   const script = join(outDir, `post-${stream ? 'stream' : 'json'}${headers ? '-headers' : ''}.lua`);
   writeFileSync(script, wrkScript(stream, headers));
-  const [command, args] = pinned(loadCpu, 'wrk', ['-t1', `-c${connections}`, `-d${seconds}s`, '--latency', '-s', script, `${url}/v1/chat/completions`]);
+  const [command, args] = pinned(loadCpu, 'wrk', ['-t1', `-c${connections}`, `-d${duration}s`, '--latency', '-s', script, `${url}/v1/chat/completions`]);
   const out = execFileSync(command, args, { encoding: 'utf8' });
   const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? 0);
   const p50 = /50%\s+([\d.]+)(us|ms|s)/.exec(out);
@@ -131,9 +141,9 @@ function runWrk(url: string, stream: boolean, connections: number, headers?: Rea
   return { rps, p50: p50 ? toMs(p50[1]!, p50[2]!) : 0, p99: p99 ? toMs(p99[1]!, p99[2]!) : 0, requests, errors };
 }
 
-function runAutocannon(url: string, stream: boolean, connections: number, headers: Readonly<Record<string, string>> = { 'X-Cerebras-Key': key }): LoadResult {
+function runAutocannon(url: string, stream: boolean, connections: number, headers: Readonly<Record<string, string>> = { 'X-Cerebras-Key': key }, duration = seconds): LoadResult {
   const [command, args] = pinned(loadCpu, 'npx', [
-    '--yes', 'autocannon', '-j', '-c', String(connections), '-d', String(seconds), '-m', 'POST',
+    '--yes', 'autocannon', '-j', '-c', String(connections), '-d', String(duration), '-m', 'POST',
     '-H', 'Content-Type=application/json', ...Object.entries(headers).flatMap(([name, value]) => ['-H', `${name}=${value}`]), '-b', body(stream), `${url}/v1/chat/completions`,
   ]);
   const result = JSON.parse(execFileSync(command, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] })) as {
@@ -329,6 +339,7 @@ async function main(): Promise<void> {
   log(`- machine: ${cpus().length} x ${cpuModel}, ${mb(totalmem())} MB RAM; Node ${nodeVersion}`);
   log(`- load generator: ${hasWrk ? 'wrk' : 'autocannon'}; pinning: ${pinning ? `proxy on CPU ${proxyCpu}, mock + load on CPU ${loadCpu}` : 'none (no taskset)'}`);
   log(`- ${seconds} s per run, ${rounds} rounds interleaved (bare, floor, Freeway, ...), medians shown; stream = ${streamChunks} chunks; model ${model}`);
+  log(`- warm-up: ${warmupSeconds > 0 ? `${warmupSeconds} s of load on each target before the first row (BENCH_WARMUP)` : 'none (BENCH_WARMUP=0): rows from cold servers'}`);
   log(`- load average at the start: ${loadavg().map((n) => n.toFixed(2)).join(', ')} (${cpus().length} cores)`);
   log(`- floor: scripts/bench/sdk-floor.ts, the upstream call and its parsing alone, parsed by ${floorParser === 'sdk' ? "the AI SDK's provider package, as in Freeway" : 'a hand-written parser (FLOOR_PARSER=lean)'}`);
   log();
@@ -372,6 +383,13 @@ async function main(): Promise<void> {
   for (const [, target] of targets) await timeToFirstByte(target.url, 20, target.headers);
   await new Promise((r) => setTimeout(r, 1000));
   const idleRss = rssBytes(freeway.pid);
+  if (warmupSeconds > 0) {
+    const half = Math.max(1, Math.round(warmupSeconds / 2));
+    for (const [, target] of targets) {
+      load(target.url, false, 16, target.headers, half);
+      load(target.url, true, 64, target.headers, half);
+    }
+  }
 
   log(`- Freeway, the floor and Portkey run with the freeway command's Node flags: ${serverNodeFlags([], process.env).join(' ') || 'none'}`);
   if (before) log(`- before: the build of ${beforeDir} with its own command's Node flags (${beforeFlags.join(' ') || 'none'}), measured in the same run, alternating with the others`);

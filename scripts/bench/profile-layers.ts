@@ -7,6 +7,7 @@
  *   node scripts/bench/profile-layers.ts                 # profile both under non-stream@16, then sum
  *   PROFILE_STREAM=1 PROFILE_CONNECTIONS=64 node scripts/bench/profile-layers.ts
  *   PROFILE_BEFORE=/path/to/other/checkout node scripts/bench/profile-layers.ts   # also that build (its dist/), as a third column
+ *   PROFILE_WARMUP=30 node scripts/bench/profile-layers.ts   # load each process 30 s before profiling it (default 2)
  *   node scripts/bench/profile-layers.ts .bench/freeway.cpuprofile [requests]   # sum a profile again (the run keeps both in .bench/)
  *
  * Each process runs alone on CPU 0 (taskset), the mock upstream and wrk share
@@ -145,6 +146,9 @@ export function layerTable(columns: ReadonlyArray<{ name: string; times: LayerTi
   return [head, rule, ...rows, freewayRow, total].join('\n');
 }
 
+/** Seconds of load before each profiled run. */
+const warmupSeconds = Number(process.env.PROFILE_WARMUP ?? 2);
+
 /** Runs `script` under `--cpu-prof` on CPU 0 and wrk against it; returns the profile and the requests served. */
 async function profileUnderLoad(options: { name: string; dir?: string; script: string; env: Record<string, string>; port: number; probe: string; nodeFlags: readonly string[]; stream: boolean; connections: number; seconds: number }): Promise<{ profile: Profile; requests: number; cpuUsPerRequest: number }> {
   const dir = mkdtempSync(join(tmpdir(), 'freeway-prof-'));
@@ -159,7 +163,7 @@ async function profileUnderLoad(options: { name: string; dir?: string; script: s
     const out = execFileSync(cmd, wrkArgs, { encoding: 'utf8' });
     return Number(/(\d+) requests in/.exec(out)?.[1] ?? 0);
   };
-  wrk(2); // warm-up: compiled code and the provider's SDK loaded, then the measured run
+  wrk(warmupSeconds); // warm-up: compiled code and the provider's SDK loaded, then the measured run
   const ticksBefore = cpuTicks(proc.pid as number);
   const requests = wrk(options.seconds);
   const cpuUsPerRequest = ((cpuTicks(proc.pid as number) - ticksBefore) / ticksPerSecond / requests) * 1e6;
