@@ -2,9 +2,15 @@ import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { FetchFunction } from '../../providers/types.ts';
 
+/** Bytes of an upstream answer queued for the AI SDK before the answer is paused: as much as Node's own stream buffer holds. */
+const BODY_QUEUE_BYTES = 16 * 1024;
+const bodyQueue = new ByteLengthQueuingStrategy({ highWaterMark: BODY_QUEUE_BYTES });
+
 /**
  * An upstream answer's body as the web stream the AI SDK reads, with the answer's own
- * flow control: paused while a chunk waits to be read. Node's `Readable.toWeb` does
+ * flow control: paused once BODY_QUEUE_BYTES wait to be read, so that the events of one
+ * burst (a provider often writes several at once, each its own chunk) are read in one
+ * go, and reach the caller in one write. Node's `Readable.toWeb` does
  * the same, but each body it wraps leaves about 4 kB that outlives V8's young
  * collections (a sequential loop of requests: 4.0 kB a request into the old
  * generation, against 0.01 kB with this one), and so collections that cost CPU.
@@ -42,7 +48,7 @@ function webBody(res: IncomingMessage): ReadableStream<Uint8Array> {
       settled = true;
       res.destroy(reason instanceof Error ? reason : undefined);
     },
-  });
+  }, bodyQueue);
 }
 
 /**
