@@ -160,17 +160,51 @@ function streamFailed({ res, routed, encoder, keys }: StreamAnswer, error: unkno
   end(streamError);
 }
 
-/** Writes a routed stream as this API's server-sent events, at the pace the caller reads. */
+/**
+ * Writes a routed stream as this API's server-sent events, at the pace the caller reads.
+ * Parts that arrive together (one read from the provider often holds several events) go out as
+ * one write at the end of the current turn of the microtask queue (`process.nextTick`): each
+ * `res.write` costs a chunk's framing and a pass through the socket's buffer, and waiting for
+ * the turn to end waits for no network.
+ */
 async function sendStream(answer: StreamAnswer, deps: CompletionDeps): Promise<void> {
   const { res, routed, encoder } = answer;
   const reader = routed.parts;
   setRoutingHeaders(res, routed.candidate, answer.attempts);
   res.writeHead(200, encoder.contentType === undefined ? EVENT_STREAM_HEADERS : { ...EVENT_STREAM_HEADERS, 'Content-Type': encoder.contentType });
   let out = encoder.start(routed.candidate.model.id);
+  let flushQueued = false;
+  /** Set while the caller has not taken the last write: output waits in `out`, and no part is read. */
+  let backlog: Promise<boolean> | undefined;
+  const write = (): void => {
+    if (out === '' || backlog !== undefined || res.destroyed) return;
+    if (!res.write(out)) backlog = drained(res, deps.clientStallTimeoutMs);
+    out = '';
+  };
+  const flush = (): void => {
+    flushQueued = false;
+    write();
+  };
+  /** Waits until the caller took every write; false when it stopped reading: it is cut, its own problem, not the provider's, and health stays as it is. */
+  const caughtUp = async (): Promise<boolean> => {
+    while (backlog !== undefined) {
+      const took = await backlog;
+      backlog = undefined;
+      if (!took) {
+        res.locals.cut = { status: 499, reason: `the caller read nothing for CLIENT_STALL_TIMEOUT_MS (${deps.clientStallTimeoutMs} ms)` };
+        await reader.cancel();
+        res.destroy();
+        return false;
+      }
+      write();
+    }
+    return true;
+  };
   // The routed stream's last part; routing closes a stream only after it.
   let finish: RoutedFinish | undefined;
   try {
     for (;;) {
+      if (backlog !== undefined && !(await caughtUp())) return;
       const { done, value } = await reader.read();
       if (done) break;
       answer.record?.take(value);
@@ -180,22 +214,22 @@ async function sendStream(answer: StreamAnswer, deps: CompletionDeps): Promise<v
       }
       answer.capture?.outputPart(value);
       out += encoder.part(value);
-      if (out === '') continue;
-      const took = res.write(out);
-      out = '';
-      if (!took && !(await drained(res, deps.clientStallTimeoutMs))) {
-        // The caller stopped reading: its own problem, not the provider's. Health stays as it is.
-        res.locals.cut = { status: 499, reason: `the caller read nothing for CLIENT_STALL_TIMEOUT_MS (${deps.clientStallTimeoutMs} ms)` };
-        await reader.cancel();
-        res.destroy();
-        return;
+      if (out !== '' && !flushQueued) {
+        flushQueued = true;
+        process.nextTick(flush);
       }
     }
+    if (backlog !== undefined && !(await caughtUp())) return;
     res.locals.trace?.output({ finishReason: (finish as RoutedFinish).finishReason });
-    res.end(out + encoder.end(finish as RoutedFinish));
+    const last = out + encoder.end(finish as RoutedFinish);
+    out = '';
+    res.end(last);
     answer.record?.ended();
   } catch (error) {
     if (!(error instanceof StreamFailed)) await reader.cancel().catch(() => {});
+    // What was read before the failure goes out before the failure's event.
+    if (out !== '' && !res.destroyed) res.write(out);
+    out = '';
     streamFailed(answer, error, deps);
   }
 }
