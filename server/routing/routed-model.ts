@@ -185,19 +185,20 @@ function routeRequest(options: LanguageModelV4CallOptions, request: RoutedReques
 }
 
 export function routedModel(router: Pick<Router, 'stream' | 'collect' | 'end'>, request: RoutedRequest): RoutedModel {
+  const streamParts = async (options: LanguageModelV4CallOptions): Promise<RoutedPartsResult> => {
+    const answer = await router.stream(routeRequest(options, request));
+    return { parts: routedParts(router, answer), candidate: answer.candidate };
+  };
   return {
     specificationVersion: 'v4',
     provider: 'freeway',
     modelId: request.plan.target,
     supportedUrls: {},
     async doStream(options) {
-      const answer = await router.stream(routeRequest(options, request));
-      return { stream: partsStream(routedParts(router, answer)), candidate: answer.candidate };
+      const { parts, candidate } = await streamParts(options);
+      return { stream: partsStream(parts), candidate };
     },
-    async streamParts(options) {
-      const answer = await router.stream(routeRequest(options, request));
-      return { parts: routedParts(router, answer), candidate: answer.candidate };
-    },
+    streamParts,
     async doGenerate(options) {
       const answer = await router.collect({ ...routeRequest(options, request), maxBytes: request.maxResponseBytes });
       const { inputTokens, outputTokens } = answer.value.usage;
