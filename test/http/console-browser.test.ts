@@ -16,6 +16,7 @@ describe('the console in a real browser', function () {
   const groqBad = keyFor('groq', 'invalid');
 
   before(async function () {
+    this.timeout(60_000);
     if (!chromiumPath) {
       process.stdout.write(`      skipping the browser tests: ${noChromium}\n`);
       this.skip();

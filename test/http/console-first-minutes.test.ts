@@ -29,6 +29,7 @@ describe('the console: the first ten minutes', function () {
   let bench: ConsoleBench;
 
   before(async function () {
+    this.timeout(60_000);
     if (!chromiumPath) {
       process.stdout.write(`      skipping the browser tests: ${noChromium}\n`);
       this.skip();

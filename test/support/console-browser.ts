@@ -62,13 +62,18 @@ export async function startConsoleBench(plugins: readonly ProviderPlugin[], perm
     for (const plugin of plugins) env[`${plugin.id.toUpperCase()}_BASE_URL`] = `${upstream.url}/${plugin.id}`;
     freeway = await startFreeway({ plugins, env });
     await mkdir(shots, { recursive: true });
-    profile = await mkdtemp(join(tmpdir(), 'freeway-chromium-'));
-    const context = await chromium.launchPersistentContext(profile, {
-      executablePath: chromiumPath,
-      headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-      viewport: sizes.desktop,
-    });
+    const profileDir = await mkdtemp(join(tmpdir(), 'freeway-chromium-'));
+    profile = profileDir;
+    const launch = () =>
+      chromium.launchPersistentContext(profileDir, {
+        executablePath: chromiumPath,
+        headless: true,
+        args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+        viewport: sizes.desktop,
+        timeout: 20_000,
+      });
+    // On a loaded machine Chromium's start has once hung past the hook's time: one more try, not a failed suite.
+    const context = await launch().catch(() => launch());
     if (permissions.length > 0) await context.grantPermissions(permissions, { origin: freeway.url });
     context.on('request', (request) => requested.push(request.url()));
     const running = { upstream, freeway, profile };
