@@ -19,6 +19,7 @@
  *   BENCH_PORTKEY=0 npm run bench                         # without Portkey's gateway
  *   BENCH_TABLE_ONLY=1 npm run bench                      # the request rows and their targets only
  *   BENCH_WARMUP=0 npm run bench                          # rows from cold servers (default: 30 s of load on each first)
+ *   BENCH_MEMORY_REDUCER=1 npm run bench                  # rows with V8's memory reducer on (default: off for the rows' targets)
  *
  * Before the first row every target serves BENCH_WARMUP seconds of load, half
  * without streaming at 16 connections and half streaming at 64, one target at
@@ -26,6 +27,13 @@
  * its hot code, and Freeway's larger code takes longer to get there than the
  * floor's (see docs/performance.md), which a row measured in a target's first
  * seconds would count against it.
+ *
+ * The targets of the CPU rows run with V8's memory reducer off
+ * (`--no-memory-reducer`, all alike): a target waits while the others are
+ * measured, and after some 8 s without allocation the reducer's collections
+ * throw away the code V8 optimized (the maps it embeds die with the last
+ * object of their shape), so each row would measure re-optimization rather
+ * than a server under steady load, which never triggers the reducer.
  *
  * Portkey's gateway (`@portkey-ai/gateway`, scripts/bench/portkey.ts), the
  * peer a user might run instead, is a target of the request rows too: on the
@@ -72,6 +80,8 @@ const seconds = Number(process.env.BENCH_SECONDS ?? 8);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 2);
 /** Seconds of load each target serves before the first row, half non-streaming at 16 connections, half streaming at 64. */
 const warmupSeconds = Number(process.env.BENCH_WARMUP ?? 30);
+/** Node flags the CPU rows' targets get besides their own: the memory reducer off, unless BENCH_MEMORY_REDUCER=1. */
+const steadyFlags = process.env.BENCH_MEMORY_REDUCER === '1' ? [] : ['--no-memory-reducer'];
 const concurrencies = (process.env.BENCH_CONCURRENCY ?? '1,16,64').split(',').map(Number);
 const streamChunks = 20;
 const proxyCpu = '0';
@@ -200,8 +210,13 @@ function freewayEnv(port: number, upstream: string): Record<string, string> {
   };
 }
 
+/** Freeway's build as a target of the CPU rows: the `freeway` command's flags (or `flags`) and `steadyFlags`. */
+function startFreewayRow(env: Record<string, string>, port: number, flags: readonly string[] = serverNodeFlags([], { ...process.env, ...env }), dir = root): Promise<Running> {
+  return startFreeway(env, port, [...flags, ...steadyFlags], dir);
+}
+
 /** Freeway's build (of `dir`, this checkout by default), with the Node flags the `freeway` command gives its server (none when NODE_OPTIONS in `env` chooses). */
-function startFreeway(env: Record<string, string>, port: number, nodeFlags = serverNodeFlags([], { ...process.env, ...env }), dir = root): Promise<Running> {
+function startFreeway(env: Record<string, string>, port: number, nodeFlags: readonly string[] = serverNodeFlags([], { ...process.env, ...env }), dir = root): Promise<Running> {
   return startNode(proxyCpu, 'dist/server/main.js', env, port, '/health', nodeFlags, dir);
 }
 
@@ -209,13 +224,13 @@ type Target = 'bare' | 'floor' | 'freeway' | 'before' | 'portkey' | 'cacheMiss' 
 
 /** Portkey's gateway on the proxy's core, with the Node flags Freeway's server gets; each request names the mock as its OpenAI host. */
 async function startPortkey(upstream: string, port: number): Promise<Running> {
-  const running = await startNode(proxyCpu, 'scripts/bench/portkey.ts', { PROXY_PORT: String(port) }, port, '/', serverNodeFlags([], process.env));
+  const running = await startNode(proxyCpu, 'scripts/bench/portkey.ts', { PROXY_PORT: String(port) }, port, '/', [...serverNodeFlags([], process.env), ...steadyFlags]);
   return { ...running, headers: portkeyHeaders(upstream) };
 }
 
 function startFloor(upstream: string, port: number): Promise<Running> {
   // The Node flags Freeway's server gets, so that the two differ only in what runs.
-  return startNode(proxyCpu, 'scripts/bench/sdk-floor.ts', { PROXY_PORT: String(port), UPSTREAM: upstream, FLOOR_PARSER: floorParser }, port, '/', serverNodeFlags([], process.env));
+  return startNode(proxyCpu, 'scripts/bench/sdk-floor.ts', { PROXY_PORT: String(port), UPSTREAM: upstream, FLOOR_PARSER: floorParser }, port, '/', [...serverNodeFlags([], process.env), ...steadyFlags]);
 }
 
 /** Milliseconds from spawning Freeway to its first answer of `probe` (the health check, or a whole completion). */
@@ -264,11 +279,11 @@ async function slowStreamRow(mockCmd: string, mockArgs: string[], log: (line?: s
   const upstream = `http://127.0.0.1:${port}`;
   await waitForHttp(upstream);
   const starters: Array<[Target, () => Promise<Running>]> = [
-    ['bare', async () => { const p = await freePort(); return startNode(proxyCpu, 'scripts/bench/bare-proxy.ts', { PROXY_PORT: String(p), UPSTREAM: upstream }, p, '/'); }],
+    ['bare', async () => { const p = await freePort(); return startNode(proxyCpu, 'scripts/bench/bare-proxy.ts', { PROXY_PORT: String(p), UPSTREAM: upstream }, p, '/', steadyFlags); }],
     ['floor', async () => { const p = await freePort(); return startFloor(upstream, p); }],
-    ['freeway', async () => { const p = await freePort(); return startFreeway(freewayEnv(p, upstream), p); }],
+    ['freeway', async () => { const p = await freePort(); return startFreewayRow(freewayEnv(p, upstream), p); }],
   ];
-  if (beforeDir) starters.push(['before', async () => { const p = await freePort(); const env = freewayEnv(p, upstream); return startFreeway(env, p, await checkoutNodeFlags(beforeDir, { ...process.env, ...env }), beforeDir); }]);
+  if (beforeDir) starters.push(['before', async () => { const p = await freePort(); const env = freewayEnv(p, upstream); return startFreewayRow(env, p, await checkoutNodeFlags(beforeDir, { ...process.env, ...env }), beforeDir); }]);
   const results: Record<Target, Array<{ completed: number; cpu: number }>> = { bare: [], floor: [], freeway: [], before: [], portkey: [], cacheMiss: [], cacheHit: [] };
   for (let round = 0; round < rounds; round++) {
     for (const [name, start] of starters) {
@@ -340,6 +355,7 @@ async function main(): Promise<void> {
   log(`- load generator: ${hasWrk ? 'wrk' : 'autocannon'}; pinning: ${pinning ? `proxy on CPU ${proxyCpu}, mock + load on CPU ${loadCpu}` : 'none (no taskset)'}`);
   log(`- ${seconds} s per run, ${rounds} rounds interleaved (bare, floor, Freeway, ...), medians shown; stream = ${streamChunks} chunks; model ${model}`);
   log(`- warm-up: ${warmupSeconds > 0 ? `${warmupSeconds} s of load on each target before the first row (BENCH_WARMUP)` : 'none (BENCH_WARMUP=0): rows from cold servers'}`);
+  log(`- V8's memory reducer: ${steadyFlags.length > 0 ? 'off for the CPU rows\' targets (--no-memory-reducer), so that waiting for its turn does not cost a target its optimized code' : 'on (BENCH_MEMORY_REDUCER=1)'}`);
   log(`- load average at the start: ${loadavg().map((n) => n.toFixed(2)).join(', ')} (${cpus().length} cores)`);
   log(`- floor: scripts/bench/sdk-floor.ts, the upstream call and its parsing alone, parsed by ${floorParser === 'sdk' ? "the AI SDK's provider package, as in Freeway" : 'a hand-written parser (FLOOR_PARSER=lean)'}`);
   log();
@@ -351,21 +367,21 @@ async function main(): Promise<void> {
   await waitForHttp(upstream);
 
   const barePort = await freePort();
-  const bare = await startNode(proxyCpu, 'scripts/bench/bare-proxy.ts', { PROXY_PORT: String(barePort), UPSTREAM: upstream }, barePort, '/');
+  const bare = await startNode(proxyCpu, 'scripts/bench/bare-proxy.ts', { PROXY_PORT: String(barePort), UPSTREAM: upstream }, barePort, '/', steadyFlags);
   const floorPort = await freePort();
   const floor = await startFloor(upstream, floorPort);
   const freewayPort = await freePort();
-  const freeway = await startFreeway(freewayEnv(freewayPort, upstream), freewayPort);
+  const freeway = await startFreewayRow(freewayEnv(freewayPort, upstream), freewayPort);
   const beforePort = await freePort();
   const beforeEnv = freewayEnv(beforePort, upstream);
   const beforeFlags = beforeDir ? await checkoutNodeFlags(beforeDir, { ...process.env, ...beforeEnv }) : [];
-  const before = beforeDir ? await startFreeway(beforeEnv, beforePort, beforeFlags, beforeDir) : undefined;
+  const before = beforeDir ? await startFreewayRow(beforeEnv, beforePort, beforeFlags, beforeDir) : undefined;
   // The response cache (CACHE=memory): misses (every request with `Cache-Control: no-cache`, which still names, records,
   // seals and keeps its answer: all a miss costs but the lookup), and hits (the same request again and again).
   const cacheMissPort = await freePort();
-  const cacheMiss = { ...(await startFreeway({ ...freewayEnv(cacheMissPort, upstream), CACHE: 'memory' }, cacheMissPort)), headers: { 'X-Cerebras-Key': key, 'Cache-Control': 'no-cache' } };
+  const cacheMiss = { ...(await startFreewayRow({ ...freewayEnv(cacheMissPort, upstream), CACHE: 'memory' }, cacheMissPort)), headers: { 'X-Cerebras-Key': key, 'Cache-Control': 'no-cache' } };
   const cacheHitPort = await freePort();
-  const cacheHit = await startFreeway({ ...freewayEnv(cacheHitPort, upstream), CACHE: 'memory' }, cacheHitPort);
+  const cacheHit = await startFreewayRow({ ...freewayEnv(cacheHitPort, upstream), CACHE: 'memory' }, cacheHitPort);
   const portkeyPort = await freePort();
   const portkey = withPortkey ? await startPortkey(upstream, portkeyPort) : undefined;
   const targets: Array<[Target, Running]> = [
