@@ -393,12 +393,16 @@ async function main(): Promise<void> {
     ['cacheMiss', cacheMiss],
     ['cacheHit', cacheHit],
   ];
+  // Idle memory as the `freeway` command runs it (memory reducer on), on a process of its own.
+  const idlePort = await freePort();
+  const idle = await startFreeway(freewayEnv(idlePort, upstream), idlePort);
   await new Promise((r) => setTimeout(r, 1000));
-  const coldRss = rssBytes(freeway.pid);
+  const coldRss = rssBytes(idle.pid);
   // One request each so that lazy work is not counted as start-up of the run.
-  for (const [, target] of targets) await timeToFirstByte(target.url, 20, target.headers);
+  for (const [, target] of [...targets, ['freeway', idle] as [Target, Running]]) await timeToFirstByte(target.url, 20, target.headers);
   await new Promise((r) => setTimeout(r, 1000));
-  const idleRss = rssBytes(freeway.pid);
+  const idleRss = rssBytes(idle.pid);
+  await stop(idle);
   if (warmupSeconds > 0) {
     const half = Math.max(1, Math.round(warmupSeconds / 2));
     for (const [, target] of targets) {
