@@ -82,6 +82,8 @@ const rounds = Number(process.env.BENCH_ROUNDS ?? 2);
 const warmupSeconds = Number(process.env.BENCH_WARMUP ?? 30);
 /** Node flags the CPU rows' targets get besides their own: the memory reducer off, unless BENCH_MEMORY_REDUCER=1. */
 const steadyFlags = process.env.BENCH_MEMORY_REDUCER === '1' ? [] : ['--no-memory-reducer'];
+/** The Node flags of a CPU row's target other than Freeway: the `freeway` command's, so that they differ only in what runs, and `steadyFlags`. */
+const rowFlags = [...serverNodeFlags([], process.env), ...steadyFlags];
 const concurrencies = (process.env.BENCH_CONCURRENCY ?? '1,16,64').split(',').map(Number);
 const streamChunks = 20;
 const proxyCpu = '0';
@@ -224,13 +226,12 @@ type Target = 'bare' | 'floor' | 'freeway' | 'before' | 'portkey' | 'cacheMiss' 
 
 /** Portkey's gateway on the proxy's core, with the Node flags Freeway's server gets; each request names the mock as its OpenAI host. */
 async function startPortkey(upstream: string, port: number): Promise<Running> {
-  const running = await startNode(proxyCpu, 'scripts/bench/portkey.ts', { PROXY_PORT: String(port) }, port, '/', [...serverNodeFlags([], process.env), ...steadyFlags]);
+  const running = await startNode(proxyCpu, 'scripts/bench/portkey.ts', { PROXY_PORT: String(port) }, port, '/', rowFlags);
   return { ...running, headers: portkeyHeaders(upstream) };
 }
 
 function startFloor(upstream: string, port: number): Promise<Running> {
-  // The Node flags Freeway's server gets, so that the two differ only in what runs.
-  return startNode(proxyCpu, 'scripts/bench/sdk-floor.ts', { PROXY_PORT: String(port), UPSTREAM: upstream, FLOOR_PARSER: floorParser }, port, '/', [...serverNodeFlags([], process.env), ...steadyFlags]);
+  return startNode(proxyCpu, 'scripts/bench/sdk-floor.ts', { PROXY_PORT: String(port), UPSTREAM: upstream, FLOOR_PARSER: floorParser }, port, '/', rowFlags);
 }
 
 /** Milliseconds from spawning Freeway to its first answer of `probe` (the health check, or a whole completion). */
