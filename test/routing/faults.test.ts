@@ -54,6 +54,7 @@ describe('faults injected by a real upstream', () => {
       ['401', faults.unauthorized(401), '401', { state: 'invalid_key', consecutiveFailures: 1, retryAfter: 600 }],
       ['403', faults.unauthorized(403), '403', { state: 'invalid_key', consecutiveFailures: 1, retryAfter: 600 }],
       ['a hang before headers', faults.hangBeforeHeaders(), 'timeout', { state: 'healthy', consecutiveFailures: 1 }],
+      ['headers, then silence', faults.hangAfterHeaders(), 'timeout', { state: 'healthy', consecutiveFailures: 1 }],
       ['malformed JSON in the stream', faults.malformedJSON(), '200 then bad stream', { state: 'healthy', consecutiveFailures: 1 }],
       ['a body that is not SSE', faults.malformedSSE(), '200 then bad stream', { state: 'healthy', consecutiveFailures: 1 }],
       ['JSON where a stream was asked for', faults.jsonInsteadOfStream(), '200 then bad stream', { state: 'healthy', consecutiveFailures: 1 }],
@@ -152,6 +153,26 @@ describe('faults injected by a real upstream', () => {
       const events = sseEvents(res.text);
       expect(events.at(-1)).to.equal('[DONE]');
       expect(events.filter((e) => e !== '[DONE]' && e.choices[0]?.delta?.content).map((e) => e.choices[0].delta.content).join('')).to.equal('t0 t1 t2 t3 ');
+      expect(await groqHealth()).to.deep.equal({ state: 'healthy', consecutiveFailures: 0 });
+    });
+
+    it('a non-streaming answer that goes silent fails over after STREAM_IDLE_TIMEOUT_MS, not REQUEST_TIMEOUT_MS', async () => {
+      groq.handle(faults.hangMidStream());
+      const res = await postChat(freeway.url, hello('free:auto'), keys);
+      expect(res.status).to.equal(200);
+      expect(res.json.choices[0].message.content).to.equal('from cerebras');
+      expect(res.headers.get('x-freeway-attempts')).to.match(new RegExp(`^groq\\/${G1} timeout \\d+ms, cerebras\\/${C1} 200 \\d+ms$`));
+      expect(res.ms).to.be.within(TIMEOUT_MS - 20, TIMEOUT_MS * 4);
+      expect(await groqHealth()).to.deep.equal({ state: 'healthy', consecutiveFailures: 1 });
+    });
+
+    it('a slow but steady non-streaming answer, longer than both timeouts together, is served whole', async () => {
+      groq.handle(faults.trickle(6, TIMEOUT_MS / 2));
+      const res = await postChat(freeway.url, hello('free:auto'), keys);
+      expect(res.status).to.equal(200);
+      expect(res.json.choices[0].message.content).to.equal('t0 t1 t2 t3 t4 t5 ');
+      expect(res.ms).to.be.above(TIMEOUT_MS * 2);
+      expect(cerebras.requests).to.have.length(0);
       expect(await groqHealth()).to.deep.equal({ state: 'healthy', consecutiveFailures: 0 });
     });
 

@@ -23,6 +23,11 @@ export const faults = {
   notFound: (): UpstreamHandler => (_req, res) => openAIError(res, 404, 'The model does not exist'),
   /** Accepts the request and never answers. */
   hangBeforeHeaders: (): UpstreamHandler => () => new Promise<void>(() => {}),
+  /** Sends a stream's headers at once, then nothing: a provider that queues the work after answering. */
+  hangAfterHeaders: (): UpstreamHandler => (_req, res) => {
+    startSSE(res);
+    res.flushHeaders();
+  },
   /** Sends headers and one chunk, then goes silent with the socket open. */
   hangMidStream: (): UpstreamHandler => (_req, res) => {
     startSSE(res);
