@@ -55,7 +55,7 @@ import { consoleHandlers } from './http/console.ts';
 import { apiPrefixes, errorShapePrefixes, fixedPaths, methodsByPath, routeOfPath, routeTable, type ProbeHandlerName, type RouteHandlerName, type RouteRow } from './http/route-table.ts';
 import { errorHandler } from './http/error-handler.ts';
 import { mountOnExpress, routeChains, type MountedApp, type MountedMiddleware } from './http/route-chains.ts';
-import { anonymousAccess } from './http/anonymous.ts';
+import { anonymousAccess, keylessHint } from './http/anonymous.ts';
 import { TRACE_ID_HEADER, traceRequests } from './http/tracing.ts';
 import type { Tracing } from './tracing/index.ts';
 import { cachedModels, createLatencyTracker, createModelSource, createRouter, createUpstreamFetch, createWaitQueue, healthPolicy } from './routing/index.ts';
@@ -429,7 +429,13 @@ export function createApp(deps: AppDeps): FreewayApp {
     middlewares: middlewares(deps, services),
     ...mountedRoutes(config, routeHandlers(deps, services, handlers), { json: handlers.readBody, multipart: handlers.readAudio }),
     unknownRoute,
-    errorHandler: errorHandler({ logger, redact, readKeys, keyHeaders: deps.catalog.providers.map((plugin) => plugin.header) }),
+    errorHandler: errorHandler({
+      logger,
+      redact,
+      readKeys,
+      keyHeaders: deps.catalog.providers.map((plugin) => plugin.header),
+      keylessHint: keylessHint({ plugins: deps.catalog.providers, mode: config.anonymous.mode }),
+    }),
   };
   mountOnExpress(app, mounted);
 

@@ -163,7 +163,7 @@ export const errorCatalogue = {
     status: 401,
     type: 'authentication_error',
     message: 'No provider key for {what}. Send one of: {headers}.',
-    remedy: 'Send a key of at least one provider the alias routes to, in its X-<Provider>-Key header.',
+    remedy: 'Send a key of at least one provider the alias routes to, in its X-<Provider>-Key header. A caller allowed keyless calls (ANONYMOUS) who sent no key header is also told which of them answer without a key, with `X-Freeway-Keyless: on`.',
   },
   FREEWAY_KEYS_COVER_NO_MODEL: {
     status: 400,

@@ -2,7 +2,7 @@ import type { Request, RequestHandler } from 'express';
 import { BlockList, isIP } from 'node:net';
 import type { ProviderPlugin } from '../../providers/types.ts';
 import { freewayError } from '../core/errors.ts';
-import { keylessRequested } from '../core/keyless.ts';
+import { KEYLESS_HEADER, keylessRequested } from '../core/keyless.ts';
 import { ANONYMOUS } from '../core/keys.ts';
 import { createSlidingWindowStore } from '../state/sliding-window-store.ts';
 import { windowLimit } from './window-limit.ts';
@@ -73,6 +73,25 @@ function mayCallProvider(req: Request): boolean {
   if (req.method !== 'POST') return false;
   const path = req.path;
   return !path.endsWith('/count_tokens') && !path.endsWith(':countTokens');
+}
+
+/** The names of `names` as a sentence's list: `A`, `A and B`, `A, B and C`. */
+const listed = (names: readonly string[]): string => (names.length < 2 ? names.join('') : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`);
+
+/**
+ * For a 401 that names the key headers that would serve a request which sent none: the keyless providers among
+ * them, when this caller may ask for calls without a key and did not say either way (no X-Freeway-Keyless
+ * header). A new user who sends no header learns of the keyless providers from the answer, not only from the README.
+ */
+export function keylessHint({ plugins, mode }: Pick<AnonymousAccessOptions, 'plugins' | 'mode'>): (req: Request, message: string) => string {
+  const keyless = new Map(plugins.filter((plugin) => plugin.anonymous).map((plugin) => [plugin.header, plugin.name]));
+  const headerName = KEYLESS_HEADER.toLowerCase();
+  return (req, message) => {
+    if (keyless.size === 0 || mode === 'off' || req.headers[headerName] !== undefined) return '';
+    if (mode === 'local' && !isLocalAddress(req.ip)) return '';
+    const names = message.split(/[\s,.]+/).flatMap((word) => keyless.get(word) ?? []);
+    return names.length === 0 ? '' : ` Or send \`${KEYLESS_HEADER}: on\` to call ${listed(names)} without a key.`;
+  };
 }
 
 export function anonymousAccess({ plugins, mode, perMinute, clientOf, maxClients }: AnonymousAccessOptions): RequestHandler {

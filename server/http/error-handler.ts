@@ -1,4 +1,4 @@
-import type { ErrorRequestHandler } from 'express';
+import type { ErrorRequestHandler, Request } from 'express';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Logger } from 'pino';
 import { errorBody, freewayError, HttpError, invalidField } from '../core/errors.ts';
@@ -61,6 +61,8 @@ export interface ErrorHandlerDeps {
   readonly readKeys: KeyReader;
   /** The provider plugins' key headers (`X-Groq-Key`, ...), for a 401's "did you mean". */
   readonly keyHeaders?: readonly string[];
+  /** For a 401 naming the key headers to send, when no other hint applies: the keyless providers among them (anonymous.ts). */
+  readonly keylessHint?: (req: Request, message: string) => string;
 }
 
 /**
@@ -68,7 +70,7 @@ export interface ErrorHandlerDeps {
  * unless the route set `res.locals.errorBody`), with the request's keys
  * redacted; an error after the answer started cuts the connection instead.
  */
-export function errorHandler({ logger, redact, readKeys, keyHeaders = [] }: ErrorHandlerDeps): ErrorRequestHandler {
+export function errorHandler({ logger, redact, readKeys, keyHeaders = [], keylessHint }: ErrorHandlerDeps): ErrorRequestHandler {
   const headerIndex = keyHeaders.map((header) => [header.toLowerCase(), header] as const);
   return (error: unknown, req, res, _next) => {
     const keys = res.locals.keys;
@@ -76,7 +78,11 @@ export function errorHandler({ logger, redact, readKeys, keyHeaders = [] }: Erro
     if (known === undefined) logger.error({ err: error }, `${req.method} ${sanitizeForLog(req.path)}: unexpected error`);
     const { status, type } = known ?? internalError;
     let message = (known ?? internalError).message;
-    if (status === 401) message += keyHeaderHint(req.headers, readKeys) + misspelledHeaderHint(req.rawHeaders, headerIndex);
+    if (status === 401) {
+      // A caller who sent a key somewhere Freeway does not read is told where; only one who sent none hears of keyless calls.
+      const hint = keyHeaderHint(req.headers, readKeys) + misspelledHeaderHint(req.rawHeaders, headerIndex);
+      message += hint || (known?.code === 'FREEWAY_NO_PROVIDER_KEY' && keylessHint ? keylessHint(req, message) : '');
+    }
     if (known?.headers) for (const [name, value] of Object.entries(known.headers)) res.setHeader(name, value);
     if (res.headersSent) {
       res.locals.cut = { status, reason: `the response was cut: ${message}` };

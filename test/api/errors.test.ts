@@ -164,7 +164,10 @@ describe('errors over HTTP', () => {
       if (alias && isAlias(alias)) {
         expect(new Set(alias.models.map((model) => model.provider.header))).to.deep.equal(new Set(visionHeaders.split(', ')));
       }
-      const message = `No provider key for free:vision. Send one of: ${visionHeaders}.`;
+      // A caller on loopback (ANONYMOUS=local lets it) who sent no key header is also offered the keyless providers among them.
+      const keylessNames = backing.filter((provider) => provider.anonymous).map((provider) => provider.name);
+      const offer = keylessNames.length === 0 ? '' : ` Or send \`X-Freeway-Keyless: on\` to call ${keylessNames.length < 2 ? keylessNames.join('') : `${keylessNames.slice(0, -1).join(', ')} and ${keylessNames.at(-1)}`} without a key.`;
+      const message = `No provider key for free:vision. Send one of: ${visionHeaders}.${offer}`;
       await expectError(await chat(freeway, { model: 'free:vision', messages: hi }), 401, 'authentication_error', message);
       // Keys of providers that do not back the alias do not help: a 400 saying so, not a 401.
       const sent = others.slice(0, 2);

@@ -91,14 +91,34 @@ describe('X-Freeway-Keyless: every keyless provider with one header', function (
     expect(answer.json.choices[0].message.content).to.equal(`${other.id} answered without a key`);
   });
 
-  it('`off`, or no header, asks nothing: a 401 naming the key headers, no call', async () => {
+  const keylessNames = (): string => {
+    const names = keyless.map((plugin) => plugin.name);
+    return names.length < 2 ? names.join('') : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`;
+  };
+  const offer = (): string => ` Or send \`X-Freeway-Keyless: on\` to call ${keylessNames()} without a key.`;
+
+  it('`off`, or no header, asks nothing: a 401 naming the key headers, no call; with no header it offers the keyless providers', async () => {
     const { url } = await start();
-    for (const headers of [{ 'X-Freeway-Keyless': 'off' }, {}] as Array<Record<string, string>>) {
-      const res = await send(url, hello('free:auto'), headers);
-      const reply = await expectError(res, 401, 'authentication_error');
-      expect(reply.message).to.match(/^No provider key for free:auto\. Send one of: /);
-    }
+    const off = await expectError(await send(url, hello('free:auto'), { 'X-Freeway-Keyless': 'off' }), 401, 'authentication_error');
+    expect(off.message).to.match(/^No provider key for free:auto\. Send one of: [^ ]+(, [^ ]+)*\.$/);
+    const none = await expectError(await send(url, hello('free:auto'), {}), 401, 'authentication_error');
+    expect(none.message).to.equal(off.message + offer());
+    for (const plugin of keyless) expect(off.message).to.include(plugin.header);
     expect(chatCalls(upstream)).to.have.length(0);
+  });
+
+  it('the 401 offers keyless calls only to a caller who may make them, and only for a model they serve', async () => {
+    const { url } = await start();
+    const outsider = await expectError(await send(url, hello('free:auto'), { 'X-Forwarded-For': '203.0.113.7' }), 401, 'authentication_error');
+    expect(outsider.message).to.not.include('X-Freeway-Keyless');
+    const inside = await expectError(await send(url, hello('free:auto'), { 'X-Forwarded-For': '192.168.1.20' }), 401, 'authentication_error');
+    expect(inside.message.endsWith(offer())).to.equal(true);
+    const keyedModel = await expectError(await send(url, hello(`${keyed.id}/${keyed.models[0]?.id}`), {}), 401, 'authentication_error');
+    expect(keyedModel.message).to.equal(`${keyed.id}/${keyed.models[0]?.id} needs the ${keyed.header} header.`);
+    await freeway?.close();
+    const { url: closed } = await start({ ANONYMOUS: 'off' });
+    const off = await expectError(await send(closed, hello('free:auto'), {}), 401, 'authentication_error');
+    expect(off.message).to.match(/^No provider key for free:auto\. Send one of: [^ ]+(, [^ ]+)*\.$/);
   });
 
   for (const value of ['yes', 'true', '1', 'on, off', 'anonymous']) {
