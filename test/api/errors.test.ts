@@ -11,7 +11,7 @@ import type { HealthStore } from '../../server/state/health-records.ts';
 import { createMemoryHealthStore } from '../../server/routing/health-policy.ts';
 import { startFreeway, type RunningFreeway, type StartOptions } from '../support/freeway.ts';
 import { expectError } from '../support/errors.ts';
-import { keyHeaders, testKeys } from '../support/keys.ts';
+import { keyHeaders, keylessOffer, testKeys } from '../support/keys.ts';
 import { json, openAIError, openAIText, startUpstream, type FakeUpstream, type UpstreamHandler } from '../support/upstream.ts';
 
 const providerIds = Object.keys(testKeys);
@@ -165,8 +165,7 @@ describe('errors over HTTP', () => {
         expect(new Set(alias.models.map((model) => model.provider.header))).to.deep.equal(new Set(visionHeaders.split(', ')));
       }
       // A caller on loopback (ANONYMOUS=local lets it) who sent no key header is also offered the keyless providers among them.
-      const keylessNames = backing.filter((provider) => provider.anonymous).map((provider) => provider.name);
-      const offer = keylessNames.length === 0 ? '' : ` Or send \`X-Freeway-Keyless: on\` to call ${keylessNames.length < 2 ? keylessNames.join('') : `${keylessNames.slice(0, -1).join(', ')} and ${keylessNames.at(-1)}`} without a key.`;
+      const offer = keylessOffer(backing.filter((provider) => provider.anonymous).map((provider) => provider.name));
       const message = `No provider key for free:vision. Send one of: ${visionHeaders}.${offer}`;
       await expectError(await chat(freeway, { model: 'free:vision', messages: hi }), 401, 'authentication_error', message);
       // Keys of providers that do not back the alias do not help: a 400 saying so, not a 401.

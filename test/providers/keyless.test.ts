@@ -8,7 +8,7 @@ import type { ProviderPlugin } from '../../providers/types.ts';
 import { expectError } from '../support/errors.ts';
 import { startFreeway, type RunningFreeway } from '../support/freeway.ts';
 import { getHealth, hello, postChat } from '../support/http.ts';
-import { keyHeaders } from '../support/keys.ts';
+import { keyHeaders, keylessOffer } from '../support/keys.ts';
 import { providerPlugins } from '../support/plugins.ts';
 import { openAIError, openAIText, startUpstream, type FakeUpstream, type SeenRequest } from '../support/upstream.ts';
 
@@ -91,11 +91,7 @@ describe('X-Freeway-Keyless: every keyless provider with one header', function (
     expect(answer.json.choices[0].message.content).to.equal(`${other.id} answered without a key`);
   });
 
-  const keylessNames = (): string => {
-    const names = keyless.map((plugin) => plugin.name);
-    return names.length < 2 ? names.join('') : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`;
-  };
-  const offer = (): string => ` Or send \`X-Freeway-Keyless: on\` to call ${keylessNames()} without a key.`;
+  const offer = (): string => keylessOffer(keyless.map((plugin) => plugin.name));
 
   it('`off`, or no header, asks nothing: a 401 naming the key headers, no call; with no header it offers the keyless providers', async () => {
     const { url } = await start();

@@ -29,3 +29,13 @@ export function keyHeaders(...providers: string[]): Record<string, string> {
   }
   return headers;
 }
+
+/**
+ * The end of a 401 sent to a caller allowed keyless calls who sent no key header, naming the keyless
+ * providers (by plugin name, in catalog order) among those that would serve the model; '' for none.
+ */
+export function keylessOffer(names: readonly string[]): string {
+  if (names.length === 0) return '';
+  const listed = names.length === 1 ? names[0] : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`;
+  return ` Or send \`X-Freeway-Keyless: on\` to call ${listed} without a key.`;
+}
