@@ -19,9 +19,9 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { ServerResponse } from 'node:http';
 import { join } from 'node:path';
+import { json, openAIText, startUpstream, type SeenRequest } from '../../test/support/upstream.ts';
 import { freePort, root, waitForHttp } from './harness.ts';
 
 const unitMs = Number(process.env.STALLS_UNIT_MS ?? 1000);
@@ -31,21 +31,10 @@ const longChunks = 40;
 const otherText = 'answered by the other provider';
 
 /** How the first provider asked misbehaves; `stream` says whether the call asked for a stream. */
-type Fault = (res: ServerResponse, stream: boolean) => void;
+type Fault = (res: ServerResponse, stream: boolean, req: SeenRequest) => void;
 
 const chunk = (delta: Record<string, unknown>, finish: string | null = null): string =>
   `data: ${JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
-const usage = { prompt_tokens: 7, completion_tokens: 3, total_tokens: 10 };
-
-function answer(res: ServerResponse, stream: boolean, text: string): void {
-  if (!stream) {
-    res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion', created: 1, model: 'm', choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'stop' }], usage }));
-    return;
-  }
-  res.writeHead(200, { 'content-type': 'text/event-stream' });
-  res.end(`${chunk({ role: 'assistant', content: text })}${chunk({}, 'stop')}data: ${JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [], usage })}\n\ndata: [DONE]\n\n`);
-}
 
 const cases: ReadonlyArray<{ name: string; fault: Fault }> = [
   {
@@ -65,9 +54,9 @@ const cases: ReadonlyArray<{ name: string; fault: Fault }> = [
   },
   {
     name: `a steady answer of ${longAnswerMs / 1000} s`,
-    fault: (res, stream) => {
+    fault: (res, stream, req) => {
       if (!stream) {
-        setTimeout(() => answer(res, false, 'long '.repeat(longChunks)), longAnswerMs).unref();
+        setTimeout(() => openAIText(res, 'long '.repeat(longChunks), req), longAnswerMs).unref();
         return;
       }
       res.writeHead(200, { 'content-type': 'text/event-stream' });
@@ -107,43 +96,23 @@ interface Providers {
 
 async function startProviders(): Promise<Providers> {
   let armed: { id: string; fault: Fault } | undefined;
-  const open = new Set<ServerResponse>();
-  const servers: Server[] = [];
-  const handle = (req: IncomingMessage, res: ServerResponse): void => {
-    let body = '';
-    req.setEncoding('utf8');
-    req.on('data', (piece: string) => (body += piece));
-    req.on('end', () => {
-      open.add(res);
-      res.once('close', () => open.delete(res));
-      if (!req.url?.endsWith('/chat/completions')) {
-        res.writeHead(404).end();
-        return;
-      }
-      const request = JSON.parse(body) as { stream?: boolean; messages?: Array<{ content?: unknown }> };
-      const stream = request.stream === true;
-      if (armed && request.messages?.[0]?.content === armed.id) {
-        const { fault } = armed;
-        armed = undefined;
-        fault(res, stream);
-      } else answer(res, stream, otherText);
-    });
+  const handle = (req: SeenRequest, res: ServerResponse): void => {
+    if (!req.path.endsWith('/chat/completions')) return json(res, 404, {});
+    const request = req.body as { stream?: boolean; messages?: Array<{ content?: unknown }> } | undefined;
+    if (armed && request?.messages?.[0]?.content === armed.id) {
+      const { fault } = armed;
+      armed = undefined;
+      fault(res, request.stream === true, req);
+    } else openAIText(res, otherText, req);
   };
-  for (let i = 0; i < 2; i++) {
-    const server = createServer(handle);
-    server.listen(0, '127.0.0.1');
-    await once(server, 'listening');
-    servers.push(server);
-  }
-  const url = (server: Server): string => `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const [first, second] = await Promise.all([startUpstream(handle), startUpstream(handle)]);
   return {
-    urls: [url(servers[0] as Server), url(servers[1] as Server)],
+    urls: [first.url, second.url],
     arm(id, fault) {
       armed = { id, fault };
     },
     async close() {
-      for (const res of open) res.destroy();
-      await Promise.all(servers.map((server) => new Promise<void>((resolve) => server.close(() => resolve()))));
+      await Promise.all([first.close(), second.close()]);
     },
   };
 }
